@@ -1,0 +1,50 @@
+import { parseArgs } from 'node:util';
+import { runClientCommand } from './cli/client-commands.js';
+import { runServe } from './cli/serve.js';
+
+const USAGE = `Usage:
+  npm run cli -- serve [--data DIR] [--port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...]
+  npm run cli -- client add --name NAME [--implicit-flow] [--data DIR]
+  npm run cli -- client list [--data DIR]
+  npm run cli -- client rotate-token --client CLIENT_ID [--data DIR]
+  npm run cli -- client implicit-flow --client CLIENT_ID --on|--off [--data DIR]
+
+DIR defaults to $POI_DATA_DIR, else the per-user application-data folder.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      data: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      name: { type: 'string' },
+      client: { type: 'string' },
+      'implicit-flow': { type: 'boolean' },
+      on: { type: 'boolean' },
+      off: { type: 'boolean' },
+      'rate-limit': { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, sub] = positionals;
+  if (values.help || command === undefined) {
+    console.log(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  if (command === 'serve') return runServe(values);
+  if (command === 'client') return runClientCommand(sub, values);
+  console.error(`Unknown command: ${command}\n\n${USAGE}`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,26 @@
+import { defaultDataDir, prepareDataDir } from '../data-dir.js';
+
+export interface CliOptions {
+  data?: string | undefined;
+  port?: string | undefined;
+  host?: string | undefined;
+  name?: string | undefined;
+  client?: string | undefined;
+  'implicit-flow'?: boolean | undefined;
+  on?: boolean | undefined;
+  off?: boolean | undefined;
+  'rate-limit'?: string[] | undefined;
+}
+
+/** --data, else POI_DATA_DIR, else the per-user folder; created on first use. */
+export function databasePath(options: CliOptions): { dir: string; file: string } {
+  const dir = options.data ?? defaultDataDir();
+  return { dir, file: prepareDataDir(dir) };
+}
+
+export function parsePort(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${text}: expected 0-65535`);
+  return port;
+}

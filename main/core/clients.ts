@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import type { Database, Statement } from 'better-sqlite3';
+import { clientName } from '../../shared/schemas/members.js';
+import { formatIso } from '../../shared/time.js';
+import type { ClientSummary, NewClient } from '../../shared/wire.js';
+import type { Clock } from './clock.js';
+import { ServiceError, validate } from './errors.js';
+import { isGuid, type Tokens } from './tokens.js';
+
+export interface ClientRow {
+  id: string;
+  name: string;
+  implicit_flow: 0 | 1;
+  created_at: number;
+}
+
+const summary = (row: ClientRow): ClientSummary => ({
+  client_id: row.id,
+  name: row.name,
+  implicit_flow: row.implicit_flow === 1,
+  created: formatIso(row.created_at),
+});
+
+/** Client applications: each is a separate membership database keyed by its client_id (api_key). */
+export class Clients {
+  private readonly insert: Statement;
+  private readonly byId: Statement<[string], ClientRow>;
+  private readonly all: Statement<[], ClientRow>;
+  private readonly setFlow: Statement;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly tokens: Tokens,
+  ) {
+    this.insert = db.prepare('INSERT INTO clients (id, name, implicit_flow, created_at) VALUES (?, ?, ?, ?)');
+    this.byId = db.prepare('SELECT id, name, implicit_flow, created_at FROM clients WHERE id = ?');
+    this.all = db.prepare('SELECT id, name, implicit_flow, created_at FROM clients ORDER BY created_at, id');
+    this.setFlow = db.prepare('UPDATE clients SET implicit_flow = ? WHERE id = ?');
+  }
+
+  /** Creates the client and its permanent administrator token, in one transaction. */
+  create(input: { name: string; implicitFlow?: boolean }): NewClient {
+    const name = validate(clientName, input.name);
+    const id = randomUUID();
+    const implicitFlow = input.implicitFlow === true;
+    const adminToken = this.db.transaction(() => {
+      this.insert.run(id, name, implicitFlow ? 1 : 0, this.clock.now());
+      return this.tokens.issue(id, 'admin', null, null);
+    })();
+    return { client_id: id, name, implicit_flow: implicitFlow, admin_token: adminToken };
+  }
+
+  list(): ClientSummary[] {
+    return this.all.all().map(summary);
+  }
+
+  /** api_keys are GUIDs; clients may send them upper-case. */
+  find(clientId: string): ClientRow | undefined {
+    return isGuid(clientId) ? this.byId.get(clientId.toLowerCase()) : undefined;
+  }
+
+  /** The client named by an api_key, or 401 INVALID_API_KEY. */
+  requireByApiKey(apiKey: string | undefined): ClientRow {
+    if (apiKey === undefined || apiKey === '') {
+      throw new ServiceError('MISSING_PARAMETER', 'api_key is required', 'api_key');
+    }
+    const row = this.find(apiKey);
+    if (!row) throw new ServiceError('INVALID_API_KEY', 'the api_key names no client application', 'api_key');
+    return row;
+  }
+
+  summary(clientId: string): ClientSummary {
+    const row = this.find(clientId);
+    if (!row) throw new ServiceError('NOT_FOUND', 'no such client application', 'client_id');
+    return summary(row);
+  }
+
+  setImplicitFlow(clientId: string, enabled: boolean): ClientSummary {
+    const row = this.find(clientId);
+    if (!row) throw new ServiceError('NOT_FOUND', 'no such client application', 'client_id');
+    this.setFlow.run(enabled ? 1 : 0, row.id);
+    return summary({ ...row, implicit_flow: enabled ? 1 : 0 });
+  }
+
+  /** Revokes the current administrator token and returns a new one, atomically. */
+  rotateAdminToken(clientId: string): string {
+    const row = this.find(clientId);
+    if (!row) throw new ServiceError('NOT_FOUND', 'no such client application', 'client_id');
+    return this.db.transaction(() => {
+      this.tokens.revokeAdmin(row.id);
+      return this.tokens.issue(row.id, 'admin', null, null);
+    })();
+  }
+}

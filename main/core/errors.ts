@@ -1,0 +1,43 @@
+import type { ZodError } from 'zod';
+import { errorBody, type ErrorBody, type ErrorCode } from '../../shared/errors.js';
+
+/** A refusal the caller can act on; anything else escaping the core is a bug. */
+export class ServiceError extends Error {
+  retryAfterSeconds?: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly parameter?: string,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+
+  toBody(): ErrorBody {
+    const body = errorBody(this.code, this.message, this.parameter);
+    if (this.retryAfterSeconds !== undefined) body.retry_after = this.retryAfterSeconds;
+    return body;
+  }
+}
+
+export const missing = (parameter: string): ServiceError =>
+  new ServiceError('MISSING_PARAMETER', `${parameter} is required`, parameter);
+
+export const invalid = (parameter: string, reason: string): ServiceError =>
+  new ServiceError('INVALID_PARAMETER', `${parameter} ${reason}`, parameter);
+
+/** The first failed rule of a zod schema keyed by wire names, as the error a client sees. */
+export function fromZod(error: ZodError): ServiceError {
+  const issue = error.issues[0];
+  const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'input';
+  if (issue?.code === 'invalid_type' && issue.input === undefined) return missing(parameter);
+  return invalid(parameter, issue?.message ?? 'is invalid');
+}
+
+/** Parses with a schema and turns a failure into INVALID_PARAMETER / MISSING_PARAMETER. */
+export function validate<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: ZodError } }, input: unknown): T {
+  const result = schema.safeParse(input);
+  if (!result.success) throw fromZod(result.error);
+  return result.data;
+}

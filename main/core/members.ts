@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import type { Database, Statement } from 'better-sqlite3';
+import {
+  pageInput,
+  registerInput,
+  updateMemberInput,
+  type Gender,
+  type PageInput,
+  type RegisterInput,
+  type UpdateMemberInput,
+} from '../../shared/schemas/members.js';
+import type { Clock } from './clock.js';
+import { ServiceError, validate } from './errors.js';
+import type { PasswordHasher } from './passwords.js';
+import type { Tokens } from './tokens.js';
+
+export interface MemberRow {
+  id: string;
+  client_id: string;
+  username: string;
+  email: string;
+  pwd_hash: string;
+  gender: Gender;
+  birthday: string | null;
+  email_verified: 0 | 1;
+  registered_at: number;
+}
+
+/** A token issued to a member, with its expiry (null: permanent). */
+export interface Session {
+  member: MemberRow;
+  token: string;
+  expiresAt: number | null;
+}
+
+const COLUMNS = 'id, client_id, username, email, pwd_hash, gender, birthday, email_verified, registered_at';
+
+/** Usernames and e-mails are unique per client, compared case-insensitively. */
+const key = (s: string): string => s.toLowerCase();
+
+const alreadyExists = (parameter: 'username' | 'email'): ServiceError =>
+  new ServiceError('ALREADY_EXISTS', `a member with this ${parameter} already exists`, parameter);
+
+function isUniqueViolation(error: unknown): error is { code: string; message: string } {
+  return (
+    typeof error === 'object' && error !== null && 'code' in error && error.code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
+}
+
+/** The members of each client application: the rules of spec 4.3/4.4, without any transport. */
+export class Members {
+  private readonly insert: Statement;
+  private readonly byId: Statement<[string, string], MemberRow>;
+  private readonly byUsername: Statement<[string, string], MemberRow>;
+  private readonly byEmail: Statement<[string, string], MemberRow>;
+  private readonly page: Statement<[string, number, number], MemberRow>;
+  private readonly del: Statement;
+  private readonly upd: Statement;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly tokens: Tokens,
+    private readonly passwords: PasswordHasher,
+  ) {
+    this.insert = db.prepare(
+      `INSERT INTO members (id, client_id, username, username_key, email, email_key, pwd_hash, gender, birthday, registered_at)
+       VALUES (@id, @client_id, @username, @username_key, @email, @email_key, @pwd_hash, @gender, @birthday, @registered_at)`,
+    );
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM members WHERE client_id = ? AND id = ?`);
+    this.byUsername = db.prepare(`SELECT ${COLUMNS} FROM members WHERE client_id = ? AND username_key = ?`);
+    this.byEmail = db.prepare(`SELECT ${COLUMNS} FROM members WHERE client_id = ? AND email_key = ?`);
+    this.page = db.prepare(
+      `SELECT ${COLUMNS} FROM members WHERE client_id = ? ORDER BY registered_at, id LIMIT ? OFFSET ?`,
+    );
+    this.del = db.prepare('DELETE FROM members WHERE client_id = ? AND id = ?');
+    this.upd = db.prepare('UPDATE members SET pwd_hash = ?, gender = ?, birthday = ? WHERE client_id = ? AND id = ?');
+  }
+
+  private expiry(expiresIn: number | undefined): number | null {
+    return expiresIn === undefined ? null : this.clock.now() + Math.round(expiresIn * 1000);
+  }
+
+  /** Refuses a taken username or e-mail before paying for a hash. */
+  private assertFree(clientId: string, username: string, email: string): void {
+    if (this.byUsername.get(clientId, key(username))) throw alreadyExists('username');
+    if (this.byEmail.get(clientId, key(email))) throw alreadyExists('email');
+  }
+
+  async register(clientId: string, raw: RegisterInput): Promise<Session> {
+    const input = validate(registerInput, raw);
+    this.assertFree(clientId, input.username, input.email);
+    const pwdHash = await this.passwords.hash(input.pwd);
+    const member: MemberRow = {
+      id: randomUUID(),
+      client_id: clientId,
+      username: input.username,
+      email: input.email,
+      pwd_hash: pwdHash,
+      gender: input.gender ?? 'UNDEFINED',
+      birthday: input.birthday ?? null,
+      email_verified: 0,
+      registered_at: this.clock.now(),
+    };
+    const expiresAt = this.expiry(input.expiresin);
+    try {
+      const token = this.db.transaction(() => {
+        // Another registration may have taken the name while we were hashing.
+        this.assertFree(clientId, input.username, input.email);
+        this.insert.run({ ...member, username_key: key(member.username), email_key: key(member.email) });
+        return this.tokens.issue(clientId, 'member', member.id, expiresAt);
+      })();
+      return { member, token, expiresAt };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw alreadyExists(error.message.includes('email') ? 'email' : 'username');
+      throw error;
+    }
+  }
+
+  /**
+   * Checks a username-or-e-mail and password. An unknown login costs one argon2 verification,
+   * like a wrong password, and both get the same error.
+   */
+  async authenticate(clientId: string, login: string, pwd: string): Promise<MemberRow> {
+    const member = login.includes('@')
+      ? this.byEmail.get(clientId, key(login))
+      : this.byUsername.get(clientId, key(login));
+    if (!member) {
+      await this.passwords.burn(pwd);
+    } else if (await this.passwords.verify(member.pwd_hash, pwd)) {
+      return member;
+    }
+    throw new ServiceError('INVALID_CREDENTIALS', 'unknown member or wrong password');
+  }
+
+  startSession(member: MemberRow, expiresIn: number | undefined): Session {
+    const expiresAt = this.expiry(expiresIn);
+    return { member, token: this.tokens.issue(member.client_id, 'member', member.id, expiresAt), expiresAt };
+  }
+
+  find(clientId: string, memberId: string): MemberRow | undefined {
+    return this.byId.get(clientId, memberId.toLowerCase());
+  }
+
+  require(clientId: string, memberId: string): MemberRow {
+    const member = this.find(clientId, memberId);
+    if (!member) throw new ServiceError('NOT_FOUND', 'no such member in this client application');
+    return member;
+  }
+
+  list(clientId: string, raw: PageInput): MemberRow[] {
+    const { count, page } = validate(pageInput, raw);
+    return this.page.all(clientId, count, page * count);
+  }
+
+  /**
+   * Changes pwd (after checking oldpwd), gender or birthday. A new password revokes every
+   * other token of the member: whoever knew the old one is logged out.
+   */
+  async update(clientId: string, memberId: string, raw: UpdateMemberInput, keepToken?: Buffer): Promise<MemberRow> {
+    const input = validate(updateMemberInput, raw);
+    const member = this.require(clientId, memberId);
+    let pwdHash = member.pwd_hash;
+    if (input.pwd !== undefined) {
+      if (!(await this.passwords.verify(member.pwd_hash, input.oldpwd ?? ''))) {
+        throw new ServiceError('INVALID_CREDENTIALS', 'oldpwd is not the current password', 'oldpwd');
+      }
+      pwdHash = await this.passwords.hash(input.pwd);
+    }
+    const next: MemberRow = {
+      ...member,
+      pwd_hash: pwdHash,
+      gender: input.gender === undefined ? member.gender : (input.gender ?? 'UNDEFINED'),
+      birthday: input.birthday === undefined ? member.birthday : input.birthday,
+    };
+    this.db.transaction(() => {
+      const changed = this.upd.run(next.pwd_hash, next.gender, next.birthday, clientId, member.id).changes;
+      if (changed === 0) throw new ServiceError('NOT_FOUND', 'no such member in this client application');
+      if (input.pwd !== undefined) this.tokens.revokeMember(member.id, keepToken);
+    })();
+    return next;
+  }
+
+  /** Deletes the member; its tokens go with it (ON DELETE CASCADE), so they stop working at once. */
+  remove(clientId: string, memberId: string): void {
+    const member = this.require(clientId, memberId);
+    this.db.transaction(() => {
+      this.tokens.revokeMember(member.id);
+      this.del.run(clientId, member.id);
+    })();
+  }
+}

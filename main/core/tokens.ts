@@ -1,0 +1,96 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Database, Statement } from 'better-sqlite3';
+import type { Clock } from './clock.js';
+import { ServiceError } from './errors.js';
+
+export type Role = 'admin' | 'member';
+
+/** Who a valid token speaks for. */
+export interface Principal {
+  clientId: string;
+  role: Role;
+  memberId: string | null;
+  tokenHash: Buffer;
+  expiresAt: number | null;
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const isGuid = (text: string): boolean => GUID.test(text);
+
+/** Tokens are GUIDs (as on the old platform) from the CSPRNG; only their SHA-256 is stored. */
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token.toLowerCase()).digest();
+}
+
+interface TokenRow {
+  client_id: string;
+  member_id: string | null;
+  role: Role;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+export class Tokens {
+  private readonly insert: Statement;
+  private readonly find: Statement<[Buffer], TokenRow>;
+  private readonly revokeOne: Statement;
+  private readonly revokeOfMember: Statement;
+  private readonly revokeOfMemberExcept: Statement;
+  private readonly revokeAdminOf: Statement;
+
+  constructor(
+    db: Database,
+    private readonly clock: Clock,
+  ) {
+    this.insert = db.prepare(
+      'INSERT INTO tokens (hash, client_id, member_id, role, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.find = db.prepare('SELECT client_id, member_id, role, expires_at, revoked_at FROM tokens WHERE hash = ?');
+    this.revokeOne = db.prepare('UPDATE tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL');
+    this.revokeOfMember = db.prepare('UPDATE tokens SET revoked_at = ? WHERE member_id = ? AND revoked_at IS NULL');
+    this.revokeOfMemberExcept = db.prepare(
+      'UPDATE tokens SET revoked_at = ? WHERE member_id = ? AND hash <> ? AND revoked_at IS NULL',
+    );
+    this.revokeAdminOf = db.prepare(
+      "UPDATE tokens SET revoked_at = ? WHERE client_id = ? AND role = 'admin' AND revoked_at IS NULL",
+    );
+  }
+
+  /** Returns the token in clear: the only moment it exists outside the caller's hands. */
+  issue(clientId: string, role: Role, memberId: string | null, expiresAt: number | null): string {
+    const token = randomUUID();
+    this.insert.run(hashToken(token), clientId, memberId, role, this.clock.now(), expiresAt);
+    return token;
+  }
+
+  /** The principal of a token, or the reason it is refused. */
+  resolve(token: string | undefined): Principal {
+    if (token === undefined || token === '') {
+      throw new ServiceError('TOKEN_REQUIRED', 'an access_token is required', 'access_token');
+    }
+    const refused = new ServiceError('INVALID_TOKEN', 'the access_token is unknown or was revoked', 'access_token');
+    if (!isGuid(token)) throw refused;
+    const tokenHash = hashToken(token);
+    const row = this.find.get(tokenHash);
+    if (!row || row.revoked_at !== null) throw refused;
+    if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
+      throw new ServiceError('TOKEN_EXPIRED', 'the access_token has expired', 'access_token');
+    }
+    return { clientId: row.client_id, role: row.role, memberId: row.member_id, tokenHash, expiresAt: row.expires_at };
+  }
+
+  revoke(tokenHash: Buffer): void {
+    this.revokeOne.run(this.clock.now(), tokenHash);
+  }
+
+  /** Every token of a member, but the one it is using now when `keep` is given. */
+  revokeMember(memberId: string, keep?: Buffer): void {
+    if (keep) this.revokeOfMemberExcept.run(this.clock.now(), memberId, keep);
+    else this.revokeOfMember.run(this.clock.now(), memberId);
+  }
+
+  revokeAdmin(clientId: string): void {
+    this.revokeAdminOf.run(this.clock.now(), clientId);
+  }
+}

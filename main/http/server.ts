@@ -1,0 +1,142 @@
+import { EventEmitter } from 'node:events';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import { errorBody, type ErrorBody } from '../../shared/errors.js';
+import { ServiceError } from '../core/errors.js';
+import type { Core } from '../core/service.js';
+import type { ParsedBody } from './body-parsers.js';
+import { registerBodyParsers } from './body-parsers.js';
+import { WireParams, parseUrlEncoded } from './params.js';
+import { resolveRoute, type Route } from './router.js';
+import { userRoutes } from './routes/users.js';
+
+export interface ApiServerOptions {
+  /** 127.0.0.1 unless told otherwise: exposing the API to the network is a choice. */
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Largest accepted request body, in bytes. */
+  bodyLimit?: number;
+}
+
+/** One line of the request log. The query string is never logged: it carries tokens. */
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+}
+
+export interface ApiServerEvents {
+  request: [RequestLogEntry];
+  /** Failures to listen (e.g. EADDRINUSE) and internal errors answered with 500. */
+  error: [Error];
+  listening: [{ host: string; port: number }];
+  closed: [];
+}
+
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+function sendError(reply: FastifyReply, body: ErrorBody, retryAfter?: number): void {
+  if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+  void reply.code(body.code).type('application/json; charset=utf-8').send(body);
+}
+
+/** Turns anything thrown while handling a request into the wire error; 5xx only for bugs. */
+function toErrorBody(error: unknown): { body: ErrorBody; retryAfter?: number; internal: boolean } {
+  if (error instanceof ServiceError) {
+    const body = error.toBody();
+    return error.retryAfterSeconds === undefined
+      ? { body, internal: false }
+      : { body, retryAfter: error.retryAfterSeconds, internal: false };
+  }
+  const status = (error as Partial<FastifyError> | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 413) return { body: errorBody('PAYLOAD_TOO_LARGE', 'the request body is too large'), internal: false };
+    if (status === 415) {
+      return {
+        body: errorBody('UNSUPPORTED_MEDIA_TYPE', 'send multipart/form-data, application/x-www-form-urlencoded or JSON'),
+        internal: false,
+      };
+    }
+    return { body: errorBody('MALFORMED_REQUEST', 'the request could not be read'), internal: false };
+  }
+  return { body: errorBody('INTERNAL', 'unexpected error; it has been logged'), internal: true };
+}
+
+/** The local HTTP listener: the service's API over the core, with start/stop and typed events. */
+export class ApiServer extends EventEmitter<ApiServerEvents> {
+  private app: FastifyInstance | undefined;
+  private readonly routes: Route[];
+
+  constructor(
+    core: Core,
+    private readonly options: ApiServerOptions = {},
+  ) {
+    super();
+    this.routes = [...userRoutes(core)];
+  }
+
+  get listening(): boolean {
+    return this.app !== undefined;
+  }
+
+  private build(): FastifyInstance {
+    const limit = this.options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    const app = Fastify({ logger: false, bodyLimit: limit, return503OnClosing: false });
+    registerBodyParsers(app, limit);
+    app.setErrorHandler((error, _request, reply) => {
+      const { body, retryAfter, internal } = toErrorBody(error);
+      if (internal) this.emit('error', error instanceof Error ? error : new Error(String(error)));
+      sendError(reply, body, retryAfter);
+    });
+    app.setNotFoundHandler((_request, reply) => sendError(reply, errorBody('NOT_FOUND', 'no such operation')));
+    app.addHook('onResponse', (request, reply, done) => {
+      this.emit('request', {
+        method: request.method,
+        path: request.url.split('?')[0] ?? '',
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+      });
+      done();
+    });
+    app.all('*', async (request) => {
+      const url = request.raw.url ?? '/';
+      const q = url.indexOf('?');
+      const pathname = q === -1 ? url : url.slice(0, q);
+      const { handler, args } = resolveRoute(this.routes, request.method, pathname);
+      const body = request.body as ParsedBody | undefined;
+      const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), body?.entries ?? []);
+      return handler({ params, args, origin: request.ip });
+    });
+    return app;
+  }
+
+  /** Listens; rejects (and emits `error`) when the port is taken or the address is not ours. */
+  async start(): Promise<{ host: string; port: number }> {
+    if (this.app) throw new Error('the listener is already running');
+    const app = this.build();
+    const host = this.options.host ?? '127.0.0.1';
+    try {
+      await app.listen({ host, port: this.options.port ?? 0 });
+    } catch (error) {
+      await app.close().catch(() => undefined);
+      const failure = error instanceof Error ? error : new Error(String(error));
+      this.emit('error', failure);
+      throw failure;
+    }
+    this.app = app;
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : (this.options.port ?? 0);
+    this.emit('listening', { host, port });
+    return { host, port };
+  }
+
+  async stop(): Promise<void> {
+    const app = this.app;
+    if (!app) return;
+    this.app = undefined;
+    await app.close();
+    this.emit('closed');
+  }
+}
+

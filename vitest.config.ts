@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // argon2 hashing is deliberately slow; real listeners start in milliseconds.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
