@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
+import { z } from 'zod';
 import { clientName } from '../../shared/schemas/members.js';
 import { formatIso } from '../../shared/time.js';
 import type { ClientSummary, NewClient } from '../../shared/wire.js';
@@ -13,6 +14,8 @@ export interface ClientRow {
   implicit_flow: 0 | 1;
   created_at: number;
 }
+
+const clientNameInput = z.object({ name: clientName });
 
 const summary = (row: ClientRow): ClientSummary => ({
   client_id: row.id,
@@ -35,13 +38,13 @@ export class Clients {
   ) {
     this.insert = db.prepare('INSERT INTO clients (id, name, implicit_flow, created_at) VALUES (?, ?, ?, ?)');
     this.byId = db.prepare('SELECT id, name, implicit_flow, created_at FROM clients WHERE id = ?');
-    this.all = db.prepare('SELECT id, name, implicit_flow, created_at FROM clients ORDER BY created_at, id');
+    this.all = db.prepare('SELECT id, name, implicit_flow, created_at FROM clients ORDER BY created_at, rowid');
     this.setFlow = db.prepare('UPDATE clients SET implicit_flow = ? WHERE id = ?');
   }
 
   /** Creates the client and its permanent administrator token, in one transaction. */
   create(input: { name: string; implicitFlow?: boolean }): NewClient {
-    const name = validate(clientName, input.name);
+    const { name } = validate(clientNameInput, { name: input.name });
     const id = randomUUID();
     const implicitFlow = input.implicitFlow === true;
     const adminToken = this.db.transaction(() => {

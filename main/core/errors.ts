@@ -32,6 +32,9 @@ export function fromZod(error: ZodError): ServiceError {
   const issue = error.issues[0];
   const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'input';
   if (issue?.code === 'invalid_type' && issue.input === undefined) return missing(parameter);
+  if (issue?.code === 'custom' && issue.params?.['missing'] === true) {
+    return new ServiceError('MISSING_PARAMETER', `${parameter} ${issue.message}`, parameter);
+  }
   return invalid(parameter, issue?.message ?? 'is invalid');
 }
 

@@ -71,7 +71,7 @@ export class Members {
     this.byUsername = db.prepare(`SELECT ${COLUMNS} FROM members WHERE client_id = ? AND username_key = ?`);
     this.byEmail = db.prepare(`SELECT ${COLUMNS} FROM members WHERE client_id = ? AND email_key = ?`);
     this.page = db.prepare(
-      `SELECT ${COLUMNS} FROM members WHERE client_id = ? ORDER BY registered_at, id LIMIT ? OFFSET ?`,
+      `SELECT ${COLUMNS} FROM members WHERE client_id = ? ORDER BY registered_at, rowid LIMIT ? OFFSET ?`,
     );
     this.del = db.prepare('DELETE FROM members WHERE client_id = ? AND id = ?');
     this.upd = db.prepare('UPDATE members SET pwd_hash = ?, gender = ?, birthday = ? WHERE client_id = ? AND id = ?');

@@ -82,7 +82,22 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
 
   private build(): FastifyInstance {
     const limit = this.options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    const app = Fastify({ logger: false, bodyLimit: limit, return503OnClosing: false });
+    const app = Fastify({
+      logger: false,
+      bodyLimit: limit,
+      return503OnClosing: false,
+      // Errors Fastify meets before routing (an undecodable path) get our JSON shape too.
+      frameworkErrors: (_error, _request, reply) =>
+        sendError(reply, errorBody('MALFORMED_REQUEST', 'the path has a malformed percent-encoding')),
+      // Requests Node cannot even parse as HTTP are answered in the same shape, then closed.
+      clientErrorHandler: (_error, socket) => {
+        if (!socket.writable) return;
+        const body = JSON.stringify(errorBody('MALFORMED_REQUEST', 'the request is not valid HTTP'));
+        socket.end(
+          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      },
+    });
     registerBodyParsers(app, limit);
     app.setErrorHandler((error, _request, reply) => {
       const { body, retryAfter, internal } = toErrorBody(error);

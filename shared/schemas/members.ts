@@ -88,7 +88,7 @@ export const updateMemberInput = z
   })
   .superRefine((v, ctx) => {
     if (v.pwd !== undefined && v.oldpwd === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['oldpwd'], message: 'is required to change pwd' });
+      ctx.addIssue({ code: 'custom', path: ['oldpwd'], message: 'is required to change pwd', params: { missing: true } });
     }
   });
 export type UpdateMemberInput = Loose<z.input<typeof updateMemberInput>>;

@@ -28,7 +28,7 @@ export const migration001: Migration = {
       ) STRICT;
       CREATE UNIQUE INDEX members_username ON members (client_id, username_key);
       CREATE UNIQUE INDEX members_email ON members (client_id, email_key);
-      CREATE INDEX members_by_registration ON members (client_id, registered_at, id);
+      CREATE INDEX members_by_registration ON members (client_id, registered_at);
 
       CREATE TABLE tokens (
         hash       BLOB PRIMARY KEY,

@@ -1,0 +1,116 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultDataDir, PRODUCT_NAME } from '../main/data-dir.js';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..');
+const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const dirs: string[] = [];
+const tempDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'poi-cli-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const cli = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+  const { stdout } = await run(tsx, ['main/cli.ts', ...args], { cwd: root, env: { ...process.env, ...env } });
+  return JSON.parse(stdout) as unknown;
+};
+
+describe('the CLI', () => {
+  it('adds clients and lists them without secrets, in the folder given by --data', async () => {
+    const data = join(tempDir(), 'new-folder');
+    const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as Record<string, unknown>;
+    expect(Object.keys(demo).sort()).toEqual(['admin_token', 'client_id', 'implicit_flow', 'name']);
+    expect(demo).toMatchObject({ name: 'demo', implicit_flow: false });
+    const open = (await cli(['client', 'add', '--name', 'open', '--implicit-flow', '--data', data])) as Record<string, unknown>;
+    expect(open.implicit_flow).toBe(true);
+    const list = (await cli(['client', 'list', '--data', data])) as Array<Record<string, unknown>>;
+    expect(list.map((c) => c.name)).toEqual(['demo', 'open']);
+    expect(JSON.stringify(list)).not.toContain(String(demo.admin_token));
+    expect(existsSync(join(data, 'poi.sqlite'))).toBe(true);
+  });
+
+  it('uses POI_DATA_DIR when --data is not given', async () => {
+    const data = tempDir();
+    await cli(['client', 'add', '--name', 'env'], { POI_DATA_DIR: data });
+    expect(((await cli(['client', 'list', '--data', data])) as unknown[]).length).toBe(1);
+  });
+
+  it('rotates an admin token and toggles Implicit Flow', async () => {
+    const data = tempDir();
+    const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as { client_id: string; admin_token: string };
+    const rotated = (await cli(['client', 'rotate-token', '--client', demo.client_id, '--data', data])) as { admin_token: string };
+    expect(rotated.admin_token).not.toBe(demo.admin_token);
+    const on = (await cli(['client', 'implicit-flow', '--client', demo.client_id, '--on', '--data', data])) as { implicit_flow: boolean };
+    expect(on.implicit_flow).toBe(true);
+  });
+
+  it('fails with a message and a non-zero code on bad usage', async () => {
+    await expect(run(tsx, ['main/cli.ts', 'client', 'add'], { cwd: root, env: { ...process.env, POI_DATA_DIR: tempDir() } })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--name'),
+    });
+    await expect(run(tsx, ['main/cli.ts', 'bogus'], { cwd: root })).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('serves the API on the port asked, and stops cleanly on SIGTERM', async () => {
+    const data = tempDir();
+    const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as { admin_token: string };
+    const port = await freePort();
+    const child = spawn(tsx, ['main/cli.ts', 'serve', '--data', data, '--port', String(port)], { cwd: root });
+    const output = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout.on('data', (c: Buffer) => {
+        text += c.toString();
+        if (text.includes('listening on')) resolve(text);
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}: ${text}`)));
+    });
+    expect(output).toContain(`http://127.0.0.1:${port}/1/`);
+    const r = await fetch(`http://127.0.0.1:${port}/1/users.json?access_token=${demo.admin_token}`);
+    expect(r.status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('says plainly when the port is taken', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      await expect(run(tsx, ['main/cli.ts', 'serve', '--data', tempDir(), '--port', String(port)], { cwd: root })).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(`port ${port} is already in use`),
+      });
+    } finally {
+      blocker.close();
+    }
+  });
+});
+
+describe('the data folder', () => {
+  it('is the per-user application-data folder Electron uses, overridable by POI_DATA_DIR', () => {
+    expect(defaultDataDir({ XDG_CONFIG_HOME: '/x/config' }, 'linux')).toBe(join('/x/config', PRODUCT_NAME));
+    expect(defaultDataDir({ APPDATA: 'C:/Users/a/AppData/Roaming' }, 'win32')).toBe(join('C:/Users/a/AppData/Roaming', PRODUCT_NAME));
+    expect(defaultDataDir({}, 'darwin')).toMatch(/Library\/Application Support\/POI Membership Admin$/);
+    expect(defaultDataDir({ POI_DATA_DIR: '/data/poi', XDG_CONFIG_HOME: '/x' }, 'linux')).toBe('/data/poi');
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
