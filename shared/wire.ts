@@ -44,3 +44,57 @@ export interface NewClient {
   implicit_flow: boolean;
   admin_token: string;
 }
+
+/** Spec 2.2. The capitalised names are the platform's own. */
+export interface CategoryReply {
+  Id: number;
+  Description: string;
+  is_system_category: boolean;
+}
+
+/** Spec 2.3: open reports of each type. */
+export interface WarningCounts {
+  closed: number;
+  duplicated: number;
+  wrong_indicator: number;
+  wrong_info: number;
+}
+
+/** Spec 2.1, every field present (null where empty): the old SDK refuses a reply without one. */
+export interface PoiReply {
+  id: number;
+  name: string;
+  description: string | null;
+  latitude: number;
+  longitude: number;
+  elevation: number | null;
+  accuracy: number | null;
+  vaccuracy: number | null;
+  registertime: string;
+  categories: CategoryReply[];
+  address: string | null;
+  cross_street: string | null;
+  city: string | null;
+  country: string | null;
+  postal_code: string | null;
+  phone: string | null;
+  twitter: string | null;
+  last_update: string;
+  warnings: WarningCounts;
+}
+
+export interface WarningReply {
+  id: number;
+  poi_id: number;
+  type: 'CLOSED' | 'DUPLICATED' | 'WRONG_INDICATOR' | 'WRONG_INFO';
+  /** The reporting member; null when the administrator reported it or the member was deleted. */
+  user_id: string | null;
+  timestamp: string;
+  /** The proposed position (WRONG_INDICATOR) or data (WRONG_INFO), with wire parameter names. */
+  data: Record<string, unknown> | null;
+}
+
+export interface WarningGroup {
+  current: PoiReply;
+  warnings: WarningReply[];
+}

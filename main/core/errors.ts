@@ -32,6 +32,8 @@ export function fromZod(error: ZodError): ServiceError {
   const issue = error.issues[0];
   const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'input';
   if (issue?.code === 'invalid_type' && issue.input === undefined) return missing(parameter);
+  // An empty wire value arrives as null: say so plainly instead of zod's type talk.
+  if (issue?.code === 'invalid_type' && issue.input === null) return invalid(parameter, 'must not be empty');
   if (issue?.code === 'custom' && issue.params?.['missing'] === true) {
     return new ServiceError('MISSING_PARAMETER', `${parameter} ${issue.message}`, parameter);
   }

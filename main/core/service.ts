@@ -1,9 +1,16 @@
 import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './abuse.js';
 import { MembershipApi } from './api/membership.js';
+import { PoiApi } from './api/poi-api.js';
+import { Categories } from './categories.js';
 import { Clients } from './clients.js';
 import { systemClock, type Clock } from './clock.js';
+import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/index.js';
 import { Members } from './members.js';
 import { argon2Hasher, type PasswordHasher } from './passwords.js';
+import { PoiStore } from './pois/poi-store.js';
+import { Pois } from './pois/pois.js';
+import { PoiQueries } from './pois/queries.js';
+import { WarningStore } from './pois/warnings.js';
 import { openDatabase, type Database } from './store/database.js';
 import { Tokens } from './tokens.js';
 
@@ -13,6 +20,9 @@ export interface CoreOptions {
   clock?: Clock;
   limits?: Partial<AbuseLimits>;
   passwords?: PasswordHasher;
+  /** A ready geocoder (tests), else one built from `geocoding`. */
+  geocoder?: Geocoder;
+  geocoding?: GeocoderOptions;
   nativeBinding?: string;
 }
 
@@ -23,7 +33,12 @@ export interface Core {
   clients: Clients;
   members: Members;
   tokens: Tokens;
+  categories: Categories;
+  pois: Pois;
+  queries: PoiQueries;
+  geocoder: Geocoder;
   membership: MembershipApi;
+  poiApi: PoiApi;
   close(): void;
 }
 
@@ -37,14 +52,24 @@ export function createCore(options: CoreOptions): Core {
   const clients = new Clients(db, clock, tokens);
   const members = new Members(db, clock, tokens, options.passwords ?? argon2Hasher());
   const abuse = new AbuseGuard({ ...DEFAULT_LIMITS, ...options.limits });
-  const membership = new MembershipApi(clients, members, tokens, abuse);
+  const categories = new Categories(db, clock);
+  const warnings = new WarningStore(db, clock);
+  const store = new PoiStore(db);
+  const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
+  const pois = new Pois(db, clock, store, categories, warnings, geocoder);
+  const queries = new PoiQueries(store, pois);
   return {
     db,
     clock,
     clients,
     members,
     tokens,
-    membership,
+    categories,
+    pois,
+    queries,
+    geocoder,
+    membership: new MembershipApi(clients, members, tokens, abuse),
+    poiApi: new PoiApi(tokens, pois, queries, store, categories, warnings),
     close: () => db.close(),
   };
 }

@@ -71,6 +71,20 @@ export class WireParams {
     return value;
   }
 
+  /** `1,2, 3`: undefined absent, null empty, else the ids (each a positive integer). */
+  idList(name: string): number[] | null | undefined {
+    const value = this.values.get(name);
+    if (value === undefined) return undefined;
+    if (value.trim() === '') return null;
+    const parts = value.split(',');
+    if (parts.length > 1000) throw invalid(name, 'lists too many ids');
+    return parts.map((part) => {
+      const id = parseDecimal(name, part);
+      if (!Number.isSafeInteger(id) || id <= 0) throw invalid(name, 'must be positive integer ids separated by commas');
+      return id;
+    });
+  }
+
   /** `true` / `false` in any case; empty counts as absent. */
   boolean(name: string): boolean | undefined {
     const value = this.text(name);

@@ -7,6 +7,7 @@ import type { ParsedBody } from './body-parsers.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { WireParams, parseUrlEncoded } from './params.js';
 import { resolveRoute, type Route } from './router.js';
+import { poiRoutes } from './routes/pois.js';
 import { userRoutes } from './routes/users.js';
 
 export interface ApiServerOptions {
@@ -73,7 +74,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     private readonly options: ApiServerOptions = {},
   ) {
     super();
-    this.routes = [...userRoutes(core)];
+    this.routes = [...userRoutes(core), ...poiRoutes(core)];
   }
 
   get listening(): boolean {

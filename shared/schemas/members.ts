@@ -8,10 +8,10 @@ import { canonicalIso } from '../time.js';
  */
 
 /**
- * What a transport hands the core before validation: every field may be missing, and the
+ * What a transport hands the core before validation: every field may be missing or null (an empty wire value), and the
  * schema decides whether that is allowed (a missing required field is MISSING_PARAMETER).
  */
-export type Loose<T> = { [K in keyof T]?: T[K] | undefined };
+export type Loose<T> = { [K in keyof T]?: T[K] | null | undefined };
 
 const codePoints = (s: string): number => [...s].length;
 

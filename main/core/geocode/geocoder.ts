@@ -32,3 +32,15 @@ export const assertCoordinate = (lat: number, lng: number): void => {
   if (!Number.isFinite(lat) || lat < -90 || lat > 90) throw new RangeError(`latitude out of range: ${lat}`);
   if (!Number.isFinite(lng) || lng < -180 || lng > 180) throw new RangeError(`longitude out of range: ${lng}`);
 };
+
+const FIELDS = ['address', 'cross_street', 'city', 'country', 'postal_code'] as const satisfies readonly (keyof GeocodedAddress)[];
+
+/** Drops unset and blank fields, so that "nothing found" is exactly `{}`. */
+export const compactAddress = (fields: GeocodedAddress): GeocodedAddress => {
+  const out: GeocodedAddress = {};
+  for (const key of FIELDS) {
+    const value = fields[key]?.trim();
+    if (value !== undefined && value !== '') out[key] = value;
+  }
+  return out;
+};

@@ -1,0 +1,133 @@
+import { OK_BODY, type OkBody } from '../../../shared/errors.js';
+import {
+  addWarningInput,
+  categoryId,
+  poiId,
+  warningType,
+  type AddPoiInput,
+  type AddWarningInput,
+  type NearInput,
+  type UpdatePoiInput,
+  type WhereInput,
+} from '../../../shared/schemas/pois.js';
+import type { CategoryReply, PoiReply, WarningGroup, WarningReply } from '../../../shared/wire.js';
+import { z } from 'zod';
+import type { Categories } from '../categories.js';
+import { ServiceError, validate } from '../errors.js';
+import type { Pois } from '../pois/pois.js';
+import { poiNotFound } from '../pois/pois.js';
+import type { PoiStore } from '../pois/poi-store.js';
+import type { PoiQueries } from '../pois/queries.js';
+import type { WarningStore } from '../pois/warnings.js';
+import type { Principal, Tokens } from '../tokens.js';
+
+type Token = string | undefined;
+
+const poiParam = z.object({ poi: poiId });
+const categoryParam = z.object({ category: categoryId });
+const warningFilter = z.object({
+  pois: z.array(poiId, 'must be POI ids separated by commas').optional(),
+  type: warningType.optional(),
+});
+const warningDelete = z.object({ poi: poiId, type: warningType.optional() });
+
+/**
+ * The POI, category and warning operations of the API with their authorization rules: any
+ * token of a client reads, adds POIs and reports warnings; only its administrator token updates
+ * and deletes. A token never reaches another client's data: every query is scoped by client.
+ */
+export class PoiApi {
+  constructor(
+    private readonly tokens: Tokens,
+    private readonly pois: Pois,
+    private readonly queries: PoiQueries,
+    private readonly store: PoiStore,
+    private readonly categories: Categories,
+    private readonly warnings: WarningStore,
+  ) {}
+
+  private admin(token: Token): Principal {
+    const principal = this.tokens.resolve(token);
+    if (principal.role !== 'admin') {
+      throw new ServiceError('FORBIDDEN', 'this operation needs the administrator access_token', 'access_token');
+    }
+    return principal;
+  }
+
+  add(token: Token, input: AddPoiInput): Promise<PoiReply> {
+    const p = this.tokens.resolve(token);
+    return this.pois.add(p.clientId, p.memberId, input);
+  }
+
+  update(token: Token, input: UpdatePoiInput): Promise<PoiReply> {
+    return this.pois.update(this.admin(token).clientId, input);
+  }
+
+  get(token: Token, raw: { poi?: number | undefined }): PoiReply {
+    const { clientId } = this.tokens.resolve(token);
+    return this.pois.get(clientId, validate(poiParam, raw).poi);
+  }
+
+  near(token: Token, input: NearInput): PoiReply[] {
+    return this.queries.near(this.tokens.resolve(token).clientId, input);
+  }
+
+  where(token: Token, input: WhereInput): PoiReply[] {
+    return this.queries.where(this.tokens.resolve(token).clientId, input);
+  }
+
+  remove(token: Token, raw: { poi?: number | undefined }): OkBody {
+    this.pois.remove(this.admin(token).clientId, validate(poiParam, raw).poi);
+    return OK_BODY;
+  }
+
+  listCategories(token: Token, includeSystem: boolean | undefined): CategoryReply[] {
+    return this.categories.list(this.tokens.resolve(token).clientId, includeSystem === true);
+  }
+
+  addCategory(token: Token, desc: string | null | undefined): CategoryReply {
+    return this.categories.add(this.admin(token).clientId, { desc });
+  }
+
+  updateCategory(token: Token, raw: { category?: number | undefined; desc?: string | null | undefined }): CategoryReply {
+    const { clientId } = this.admin(token);
+    return this.categories.update(clientId, validate(categoryParam, raw).category, { desc: raw.desc });
+  }
+
+  removeCategory(token: Token, raw: { category?: number | undefined }): OkBody {
+    this.categories.remove(this.admin(token).clientId, validate(categoryParam, raw).category);
+    return OK_BODY;
+  }
+
+  addWarning(token: Token, raw: AddWarningInput): WarningReply {
+    const p = this.tokens.resolve(token);
+    const input = validate(addWarningInput, raw);
+    if (!this.store.get(p.clientId, input.poi)) throw poiNotFound(input.poi);
+    if (input.type === 'WRONG_INFO' && input.categories) this.categories.assertUsable(p.clientId, input.categories);
+    return this.warnings.add(p.memberId, input);
+  }
+
+  /** Open reports grouped by POI, each with the POI as it is now. */
+  listWarnings(token: Token, raw: { pois?: number[] | undefined; type?: string | undefined }): WarningGroup[] {
+    const { clientId } = this.tokens.resolve(token);
+    const filter = validate(warningFilter, raw);
+    const reports = this.warnings.list(clientId, filter.pois, filter.type);
+    const byPoi = new Map<number, WarningReply[]>();
+    for (const w of reports) {
+      let list = byPoi.get(w.poi_id);
+      if (!list) byPoi.set(w.poi_id, (list = []));
+      list.push(w);
+    }
+    const rows = [...byPoi.keys()].map((id) => this.store.get(clientId, id)).filter((r) => r !== undefined);
+    return this.pois.replies(rows).map((current) => ({ current, warnings: byPoi.get(current.id) ?? [] }));
+  }
+
+  /** The administrator marks reports as processed: they stop counting. */
+  removeWarnings(token: Token, raw: { poi?: number | undefined; type?: string | undefined }): OkBody {
+    const { clientId } = this.admin(token);
+    const input = validate(warningDelete, raw);
+    if (!this.store.get(clientId, input.poi)) throw poiNotFound(input.poi);
+    this.warnings.remove(input.poi, input.type);
+    return OK_BODY;
+  }
+}

@@ -1,0 +1,110 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { z } from 'zod';
+import { categoryDescription } from '../../shared/schemas/pois.js';
+import type { CategoryReply } from '../../shared/wire.js';
+import type { Clock } from './clock.js';
+import { ServiceError, validate } from './errors.js';
+
+interface CategoryRow {
+  id: number;
+  client_id: string | null;
+  description: string;
+  deleted_at: number | null;
+}
+
+export const categoryReply = (row: Pick<CategoryRow, 'id' | 'client_id' | 'description'>): CategoryReply => ({
+  Id: row.id,
+  Description: row.description,
+  is_system_category: row.client_id === null,
+});
+
+const descInput = z.object({ desc: categoryDescription });
+
+const notFound = (id: number): ServiceError =>
+  new ServiceError('NOT_FOUND', `no category ${id} in this client application`, 'category');
+
+/**
+ * System categories (client_id NULL) are shared and read-only; each client adds its own.
+ * A deleted category stops being listed and offered, but POIs keep showing it.
+ */
+export class Categories {
+  private readonly listOwn: Statement<[string], CategoryRow>;
+  private readonly listAll: Statement<[string], CategoryRow>;
+  private readonly byId: Statement<[number], CategoryRow>;
+  private readonly insert: Statement;
+  private readonly rename: Statement;
+  private readonly softDelete: Statement;
+  private readonly ofPois: Statement<[string], CategoryRow & { poi_id: number }>;
+
+  constructor(
+    db: Database,
+    private readonly clock: Clock,
+  ) {
+    const cols = 'id, client_id, description, deleted_at';
+    this.listOwn = db.prepare(`SELECT ${cols} FROM categories WHERE client_id = ? AND deleted_at IS NULL ORDER BY id`);
+    this.listAll = db.prepare(
+      `SELECT ${cols} FROM categories WHERE (client_id = ? OR client_id IS NULL) AND deleted_at IS NULL ORDER BY client_id IS NOT NULL, id`,
+    );
+    this.byId = db.prepare(`SELECT ${cols} FROM categories WHERE id = ?`);
+    this.insert = db.prepare('INSERT INTO categories (client_id, description, created_at) VALUES (?, ?, ?)');
+    this.rename = db.prepare('UPDATE categories SET description = ? WHERE id = ?');
+    this.softDelete = db.prepare('UPDATE categories SET deleted_at = ? WHERE id = ?');
+    this.ofPois = db.prepare(
+      `SELECT pc.poi_id, c.id, c.client_id, c.description, c.deleted_at
+       FROM poi_categories pc JOIN categories c ON c.id = pc.category_id
+       WHERE pc.poi_id IN (SELECT value FROM json_each(?)) ORDER BY pc.poi_id, c.id`,
+    );
+  }
+
+  list(clientId: string, includeSystem: boolean): CategoryReply[] {
+    return (includeSystem ? this.listAll : this.listOwn).all(clientId).map(categoryReply);
+  }
+
+  add(clientId: string, raw: { desc?: string | null | undefined }): CategoryReply {
+    const { desc } = validate(descInput, raw);
+    const id = Number(this.insert.run(clientId, desc, this.clock.now()).lastInsertRowid);
+    return categoryReply({ id, client_id: clientId, description: desc });
+  }
+
+  update(clientId: string, id: number, raw: { desc?: string | null | undefined }): CategoryReply {
+    const { desc } = validate(descInput, raw);
+    const row = this.editable(clientId, id);
+    this.rename.run(desc, row.id);
+    return categoryReply({ ...row, description: desc });
+  }
+
+  remove(clientId: string, id: number): void {
+    this.softDelete.run(this.clock.now(), this.editable(clientId, id).id);
+  }
+
+  private editable(clientId: string, id: number): CategoryRow {
+    const row = this.byId.get(id);
+    if (!row || row.deleted_at !== null || (row.client_id !== null && row.client_id !== clientId)) throw notFound(id);
+    if (row.client_id === null) {
+      throw new ServiceError('FORBIDDEN', `category ${id} is a system category and cannot be changed`, 'category');
+    }
+    return row;
+  }
+
+  /** Every id must be a live category of this client or a system category. */
+  assertUsable(clientId: string, ids: readonly number[]): void {
+    for (const id of ids) {
+      const row = this.byId.get(id);
+      if (!row || row.deleted_at !== null || (row.client_id !== null && row.client_id !== clientId)) {
+        throw new ServiceError('NOT_FOUND', `no category ${id} in this client application`, 'categories');
+      }
+    }
+  }
+
+  /** The categories of many POIs in one query, deleted ones included (POIs keep them). */
+  forPois(poiIds: readonly number[]): Map<number, CategoryReply[]> {
+    const map = new Map<number, CategoryReply[]>();
+    if (poiIds.length === 0) return map;
+    for (const row of this.ofPois.all(JSON.stringify(poiIds))) {
+      let list = map.get(row.poi_id);
+      if (!list) map.set(row.poi_id, (list = []));
+      list.push(categoryReply(row));
+    }
+    return map;
+  }
+}

@@ -1,0 +1,31 @@
+import { CompositeGeocoder } from './composite.js';
+import { NominatimGeocoder } from './nominatim.js';
+import { OfflineGeocoder } from './offline.js';
+
+export { CompositeGeocoder } from './composite.js';
+export { assertCoordinate, compactAddress, isWarmable } from './geocoder.js';
+export type { GeocodedAddress, Geocoder, Warmable } from './geocoder.js';
+export { DEFAULT_MIN_INTERVAL_MS, DEFAULT_TIMEOUT_MS, NominatimGeocoder } from './nominatim.js';
+export type { NominatimOptions } from './nominatim.js';
+export { OfflineGeocoder, offlineLoadStats } from './offline.js';
+export type { LoadStats } from './offline.js';
+
+export interface GeocoderOptions {
+  /** Base URL of a Nominatim server; online geocoding is off unless this is set. */
+  nominatimUrl?: string;
+  /** Longest wait for the online provider, in milliseconds (default 1500). */
+  timeoutMs?: number;
+}
+
+/**
+ * The service's geocoder: offline city and country always, plus street address and postal code
+ * from Nominatim when a server is configured. Call `warm()` once start-up is done to build the
+ * offline index before the first request needs it.
+ */
+export const createGeocoder = (options: GeocoderOptions = {}): CompositeGeocoder => {
+  const online =
+    options.nominatimUrl === undefined || options.nominatimUrl === ''
+      ? undefined
+      : new NominatimGeocoder({ baseUrl: options.nominatimUrl, timeoutMs: options.timeoutMs });
+  return new CompositeGeocoder(new OfflineGeocoder(), online);
+};

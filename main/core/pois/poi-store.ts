@@ -1,0 +1,136 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { Box } from './geo.js';
+import { POI_COLUMNS, poiColumns, type PoiRow } from './poi-row.js';
+
+export interface WhereFilter {
+  categories?: number[] | undefined;
+  pois?: number[] | undefined;
+  city?: string | undefined;
+  country?: string | undefined;
+  postal_code?: string | undefined;
+  q?: string | undefined;
+  limit: number;
+}
+
+/** A POI as the map needs it: enough to place and label a marker. */
+export interface Marker {
+  id: number;
+  lat: number;
+  lng: number;
+  name: string;
+}
+
+const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** SQL for POIs, every statement prepared once (the `where` shapes once per shape). */
+export class PoiStore {
+  private readonly insertStmt: Statement;
+  private readonly updateStmt: Statement;
+  private readonly getStmt: Statement<[string, number], PoiRow>;
+  private readonly deleteStmt: Statement;
+  private readonly clearLinks: Statement;
+  private readonly addLink: Statement;
+  private readonly inBox: Statement<unknown[], PoiRow>;
+  private readonly inBoxWithCategories: Statement<unknown[], PoiRow>;
+  private readonly markersInBox: Statement<unknown[], Marker>;
+  private readonly whereCache = new Map<string, Statement<unknown[], PoiRow>>();
+
+  constructor(private readonly db: Database) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO pois (client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at)
+       VALUES (@client_id, @name, @description, @lat, @lng, @elevation, @accuracy, @vaccuracy, @address, @cross_street, @city, @country, @postal_code, @phone, @twitter, @created_by, @registered_at, @updated_at)`,
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE pois SET name = @name, description = @description, lat = @lat, lng = @lng, elevation = @elevation, accuracy = @accuracy,
+         vaccuracy = @vaccuracy, address = @address, cross_street = @cross_street, city = @city, country = @country,
+         postal_code = @postal_code, phone = @phone, twitter = @twitter, updated_at = @updated_at
+       WHERE id = @id AND client_id = @client_id`,
+    );
+    this.getStmt = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id = ?`);
+    this.deleteStmt = db.prepare('DELETE FROM pois WHERE client_id = ? AND id = ?');
+    this.clearLinks = db.prepare('DELETE FROM poi_categories WHERE poi_id = ?');
+    this.addLink = db.prepare('INSERT INTO poi_categories (poi_id, category_id) VALUES (?, ?)');
+    // Overlap tests: the R*Tree rounds its float32 boxes outwards; callers filter exactly.
+    const box = `SELECT ${poiColumns('p')} FROM pois_rtree r JOIN pois p ON p.id = r.id
+       WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND p.client_id = ?`;
+    this.inBox = db.prepare(box);
+    this.inBoxWithCategories = db.prepare(
+      `${box} AND EXISTS (SELECT 1 FROM poi_categories pc WHERE pc.poi_id = p.id AND pc.category_id IN (SELECT value FROM json_each(?)))`,
+    );
+    this.markersInBox = db.prepare(
+      `SELECT p.id, p.lat, p.lng, p.name FROM pois_rtree r JOIN pois p ON p.id = r.id
+       WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND p.client_id = ?
+         AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ? LIMIT ?`,
+    );
+  }
+
+  insert(row: Omit<PoiRow, 'id'>, categoryIds: readonly number[]): number {
+    const id = Number(this.insertStmt.run(row).lastInsertRowid);
+    this.link(id, categoryIds);
+    return id;
+  }
+
+  update(row: PoiRow, categoryIds: readonly number[] | undefined): void {
+    this.updateStmt.run(row);
+    if (categoryIds) {
+      this.clearLinks.run(row.id);
+      this.link(row.id, categoryIds);
+    }
+  }
+
+  private link(poiId: number, categoryIds: readonly number[]): void {
+    for (const categoryId of categoryIds) this.addLink.run(poiId, categoryId);
+  }
+
+  get(clientId: string, id: number): PoiRow | undefined {
+    return this.getStmt.get(clientId, id);
+  }
+
+  delete(clientId: string, id: number): boolean {
+    return this.deleteStmt.run(clientId, id).changes > 0;
+  }
+
+  /** Candidates in a box: a superset of the POIs strictly inside it. */
+  candidates(clientId: string, box: Box, categoryIds?: readonly number[]): PoiRow[] {
+    const args = [box.south, box.north, box.west, box.east, clientId];
+    return categoryIds && categoryIds.length > 0
+      ? this.inBoxWithCategories.all(...args, JSON.stringify(categoryIds))
+      : this.inBox.all(...args);
+  }
+
+  markers(clientId: string, box: Box, limit: number): Marker[] {
+    return this.markersInBox.all(
+      box.south, box.north, box.west, box.east, clientId,
+      box.south, box.north, box.west, box.east, limit,
+    );
+  }
+
+  where(clientId: string, filter: WhereFilter): PoiRow[] {
+    const clauses = ['client_id = ?'];
+    const args: unknown[] = [clientId];
+    if (filter.categories?.length) {
+      clauses.push('id IN (SELECT poi_id FROM poi_categories WHERE category_id IN (SELECT value FROM json_each(?)))');
+      args.push(JSON.stringify(filter.categories));
+    }
+    if (filter.pois?.length) {
+      clauses.push('id IN (SELECT value FROM json_each(?))');
+      args.push(JSON.stringify(filter.pois));
+    }
+    for (const field of ['city', 'country', 'postal_code'] as const) {
+      const value = filter[field];
+      if (value !== undefined) {
+        clauses.push(`${field} = ? COLLATE NOCASE`);
+        args.push(value);
+      }
+    }
+    if (filter.q !== undefined) {
+      clauses.push("(name LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')");
+      const pattern = `%${likeEscape(filter.q)}%`;
+      args.push(pattern, pattern);
+    }
+    const sql = `SELECT ${POI_COLUMNS} FROM pois WHERE ${clauses.join(' AND ')} ORDER BY id LIMIT ?`;
+    let stmt = this.whereCache.get(sql);
+    if (!stmt) this.whereCache.set(sql, (stmt = this.db.prepare(sql)));
+    return stmt.all(...args, filter.limit);
+  }
+}

@@ -1,0 +1,151 @@
+import {
+  ADDRESS_FIELDS,
+  addPoiInput,
+  updatePoiInput,
+  type AddPoiInput,
+  type UpdatePoiInput,
+  type ValidUpdatePoi,
+} from '../../../shared/schemas/pois.js';
+import type { PoiReply } from '../../../shared/wire.js';
+import type { Database } from 'better-sqlite3';
+import type { Categories } from '../categories.js';
+import type { Clock } from '../clock.js';
+import { ServiceError, validate } from '../errors.js';
+import type { GeocodedAddress, Geocoder } from '../geocode/geocoder.js';
+import { geocodeByDefault } from './geocode-rule.js';
+import type { PoiRow } from './poi-row.js';
+import type { PoiStore } from './poi-store.js';
+import { NO_WARNINGS, poiReply } from './reply.js';
+import type { WarningStore } from './warnings.js';
+
+export const poiNotFound = (id: number): ServiceError =>
+  new ServiceError('NOT_FOUND', `no POI ${id} in this client application`, 'poi');
+
+/** Wire names of update that map to a column of the same meaning. */
+const SETTABLE = [
+  ['name', 'name'],
+  ['desc', 'description'],
+  ['lat', 'lat'],
+  ['lng', 'lng'],
+  ['elevation', 'elevation'],
+  ['accuracy', 'accuracy'],
+  ['vaccuracy', 'vaccuracy'],
+  ['address', 'address'],
+  ['cross_street', 'cross_street'],
+  ['city', 'city'],
+  ['country', 'country'],
+  ['postal_code', 'postal_code'],
+  ['phone', 'phone'],
+  ['twitter', 'twitter'],
+] as const satisfies ReadonlyArray<readonly [keyof ValidUpdatePoi, keyof PoiRow]>;
+
+/** Add, update, read and delete POIs by the rules of spec 4.1/4.2, for one client at a time. */
+export class Pois {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly store: PoiStore,
+    private readonly categories: Categories,
+    private readonly warnings: WarningStore,
+    private readonly geocoder: Geocoder,
+  ) {}
+
+  /** Whether this request geocodes: its own geocode, else the spec's date rule. */
+  private geocodes(asked: boolean | undefined): boolean {
+    return asked ?? geocodeByDefault(this.clock.now());
+  }
+
+  async add(clientId: string, createdBy: string | null, raw: AddPoiInput): Promise<PoiReply> {
+    const input = validate(addPoiInput, raw);
+    this.categories.assertUsable(clientId, input.categories);
+    const found: GeocodedAddress = this.geocodes(input.geocode) ? await this.geocoder.reverse(input.lat, input.lng) : {};
+    const now = this.clock.now();
+    const row: Omit<PoiRow, 'id'> = {
+      client_id: clientId,
+      name: input.name,
+      description: input.desc ?? null,
+      lat: input.lat,
+      lng: input.lng,
+      elevation: input.elevation ?? null,
+      accuracy: input.accuracy ?? null,
+      vaccuracy: input.vaccuracy ?? null,
+      // Rule 1: only the address fields the client did not supply are generated.
+      address: input.address === undefined ? (found.address ?? null) : input.address,
+      cross_street: input.cross_street === undefined ? (found.cross_street ?? null) : input.cross_street,
+      city: input.city === undefined ? (found.city ?? null) : input.city,
+      country: input.country === undefined ? (found.country ?? null) : input.country,
+      postal_code: input.postal_code === undefined ? (found.postal_code ?? null) : input.postal_code,
+      phone: input.phone ?? null,
+      twitter: input.twitter ?? null,
+      created_by: createdBy,
+      registered_at: now,
+      updated_at: now,
+    };
+    const id = this.db.transaction(() => {
+      // Categories may have been deleted while we were geocoding.
+      this.categories.assertUsable(clientId, input.categories);
+      return this.store.insert(row, input.categories);
+    })();
+    return this.reply(clientId, id);
+  }
+
+  async update(clientId: string, raw: UpdatePoiInput): Promise<PoiReply> {
+    const input = validate(updatePoiInput, raw);
+    if (!this.store.get(clientId, input.poi)) throw poiNotFound(input.poi);
+    if (input.categories) this.categories.assertUsable(clientId, input.categories);
+    const moved = input.lat != null && input.lng != null;
+    const found: GeocodedAddress | undefined =
+      moved && this.geocodes(input.geocode) ? await this.geocoder.reverse(input.lat!, input.lng!) : undefined;
+    this.db.transaction(() => {
+      // Read again inside the write: another update may have landed while we geocoded.
+      const current = this.store.get(clientId, input.poi);
+      if (!current) throw poiNotFound(input.poi);
+      if (input.categories) this.categories.assertUsable(clientId, input.categories);
+      const next: PoiRow = { ...current };
+      for (const [param, column] of SETTABLE) {
+        const value = input[param];
+        if (value !== undefined) Object.assign(next, { [column]: value });
+      }
+      // Rule 4: unsupplied address fields follow the new position; nothing found keeps the old value.
+      if (found) {
+        for (const field of ADDRESS_FIELDS) {
+          if (input[field] === undefined) next[field] = found[field] ?? current[field];
+        }
+      }
+      const changed = SETTABLE.some(([, column]) => next[column] !== current[column]) || this.categoriesChange(current.id, input.categories);
+      if (!changed) return;
+      next.updated_at = Math.max(this.clock.now(), current.updated_at + 1);
+      this.store.update(next, input.categories);
+    })();
+    return this.reply(clientId, input.poi);
+  }
+
+  private categoriesChange(poiId: number, ids: number[] | undefined): boolean {
+    if (!ids) return false;
+    const now = (this.categories.forPois([poiId]).get(poiId) ?? []).map((c) => c.Id).sort((a, b) => a - b);
+    const next = [...ids].sort((a, b) => a - b);
+    return now.length !== next.length || now.some((id, i) => id !== next[i]);
+  }
+
+  get(clientId: string, id: number): PoiReply {
+    return this.reply(clientId, id);
+  }
+
+  remove(clientId: string, id: number): void {
+    if (!this.store.delete(clientId, id)) throw poiNotFound(id);
+  }
+
+  private reply(clientId: string, id: number): PoiReply {
+    const row = this.store.get(clientId, id);
+    if (!row) throw poiNotFound(id);
+    return this.replies([row])[0]!;
+  }
+
+  /** Full replies for many rows with two extra queries, not two per POI. */
+  replies(rows: readonly PoiRow[]): PoiReply[] {
+    const ids = rows.map((r) => r.id);
+    const categories = this.categories.forPois(ids);
+    const warnings = this.warnings.counts(ids);
+    return rows.map((r) => poiReply(r, categories.get(r.id) ?? [], warnings.get(r.id) ?? NO_WARNINGS));
+  }
+}

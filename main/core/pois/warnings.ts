@@ -1,0 +1,93 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { PROPOSED_FIELDS, type ValidAddWarning, type WarningType } from '../../../shared/schemas/pois.js';
+import { formatIso } from '../../../shared/time.js';
+import type { WarningCounts, WarningReply } from '../../../shared/wire.js';
+import type { Clock } from '../clock.js';
+import { NO_WARNINGS } from './reply.js';
+
+interface WarningRow {
+  id: number;
+  poi_id: number;
+  type: WarningType;
+  member_id: string | null;
+  created_at: number;
+  data: string | null;
+}
+
+const COUNTER: Record<WarningType, keyof WarningCounts> = {
+  CLOSED: 'closed',
+  DUPLICATED: 'duplicated',
+  WRONG_INDICATOR: 'wrong_indicator',
+  WRONG_INFO: 'wrong_info',
+};
+
+const warningReply = (row: WarningRow): WarningReply => ({
+  id: row.id,
+  poi_id: row.poi_id,
+  type: row.type,
+  user_id: row.member_id,
+  timestamp: formatIso(row.created_at),
+  data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
+});
+
+/** Reports about POIs. Open reports are counted in each POI's `warnings`; deleting one closes it. */
+export class WarningStore {
+  private readonly insert: Statement;
+  private readonly byId: Statement<[number], WarningRow>;
+  private readonly countsOf: Statement<[string], { poi_id: number; type: WarningType; n: number }>;
+  private readonly deleteType: Statement;
+  private readonly deleteAll: Statement;
+  private readonly listStmt: Statement<unknown[], WarningRow>;
+
+  constructor(
+    db: Database,
+    private readonly clock: Clock,
+  ) {
+    this.insert = db.prepare('INSERT INTO warnings (poi_id, type, member_id, created_at, data) VALUES (?, ?, ?, ?, ?)');
+    this.byId = db.prepare('SELECT id, poi_id, type, member_id, created_at, data FROM warnings WHERE id = ?');
+    this.countsOf = db.prepare(
+      'SELECT poi_id, type, count(*) AS n FROM warnings WHERE poi_id IN (SELECT value FROM json_each(?)) GROUP BY poi_id, type',
+    );
+    this.deleteType = db.prepare('DELETE FROM warnings WHERE poi_id = ? AND type = ?');
+    this.deleteAll = db.prepare('DELETE FROM warnings WHERE poi_id = ?');
+    this.listStmt = db.prepare(
+      `SELECT w.id, w.poi_id, w.type, w.member_id, w.created_at, w.data FROM warnings w JOIN pois p ON p.id = w.poi_id
+       WHERE p.client_id = ?
+         AND (? IS NULL OR w.poi_id IN (SELECT value FROM json_each(?)))
+         AND (? IS NULL OR w.type = ?)
+       ORDER BY w.poi_id, w.id LIMIT 10000`,
+    );
+  }
+
+  add(memberId: string | null, input: ValidAddWarning): WarningReply {
+    const data: Record<string, unknown> = {};
+    for (const field of PROPOSED_FIELDS[input.type]) {
+      if (input[field] !== undefined) data[field] = input[field];
+    }
+    const json = Object.keys(data).length === 0 ? null : JSON.stringify(data);
+    const id = Number(this.insert.run(input.poi, input.type, memberId, this.clock.now(), json).lastInsertRowid);
+    return warningReply(this.byId.get(id)!);
+  }
+
+  counts(poiIds: readonly number[]): Map<number, WarningCounts> {
+    const map = new Map<number, WarningCounts>();
+    if (poiIds.length === 0) return map;
+    for (const row of this.countsOf.all(JSON.stringify(poiIds))) {
+      let counts = map.get(row.poi_id);
+      if (!counts) map.set(row.poi_id, (counts = { ...NO_WARNINGS }));
+      counts[COUNTER[row.type]] = row.n;
+    }
+    return map;
+  }
+
+  /** The open reports of this client's POIs, optionally of some POIs and one type. */
+  list(clientId: string, poiIds: readonly number[] | undefined, type: WarningType | undefined): WarningReply[] {
+    const ids = poiIds?.length ? JSON.stringify(poiIds) : null;
+    return this.listStmt.all(clientId, ids, ids, type ?? null, type ?? null).map(warningReply);
+  }
+
+  /** Closes the reports of a POI (of one type, or all): returns how many. */
+  remove(poiId: number, type: WarningType | undefined): number {
+    return (type ? this.deleteType.run(poiId, type) : this.deleteAll.run(poiId)).changes;
+  }
+}

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import type { Loose } from './members.js';
+
+/**
+ * POI rules of spec 4.1/4.2, keyed by the wire parameter names. Lengths count Unicode code
+ * points. In update, `undefined` means "leave unchanged" and `null` means "delete the value".
+ */
+
+const codePoints = (s: string): number => [...s].length;
+
+const text = (max: number) =>
+  z.string().refine((s) => codePoints(s) <= max, `must be at most ${max} characters`);
+
+export const TEXT_LIMITS = {
+  name: 255,
+  desc: 1024,
+  address: 255,
+  cross_street: 255,
+  city: 100,
+  country: 100,
+  postal_code: 12,
+  phone: 20,
+  twitter: 50,
+} as const;
+
+export const ADDRESS_FIELDS = ['address', 'cross_street', 'city', 'country', 'postal_code'] as const;
+export type AddressField = (typeof ADDRESS_FIELDS)[number];
+
+export const OPTIONAL_TEXT_FIELDS = ['desc', ...ADDRESS_FIELDS, 'phone', 'twitter'] as const;
+export type OptionalTextField = (typeof OPTIONAL_TEXT_FIELDS)[number];
+
+export const NUMBER_FIELDS = ['accuracy', 'vaccuracy', 'elevation'] as const;
+export type NumberField = (typeof NUMBER_FIELDS)[number];
+
+export const MAX_CATEGORIES_PER_POI = 50;
+
+export const lat = z.number('must be a decimal number').min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90');
+export const lng = z.number('must be a decimal number').min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180');
+/** An accuracy is a radius of uncertainty: never negative. */
+const accuracy = z.number('must be a decimal number').min(0, 'must be 0 or more');
+/** Metres relative to sea level: anything a device could report, from the sea floor to orbit. */
+const elevation = z.number('must be a decimal number').min(-20_000, 'must be at least -20000').max(1_000_000, 'must be at most 1000000');
+
+export const name = text(TEXT_LIMITS.name).refine((s) => s.trim() !== '', 'must not be empty');
+
+export const categoryIds = z
+  .array(z.number().int('must list integer category ids').positive('must list positive category ids'), 'must be category ids separated by commas')
+  .min(1, 'must list at least one category id')
+  .max(MAX_CATEGORIES_PER_POI, `must list at most ${MAX_CATEGORIES_PER_POI} categories`)
+  .transform((ids) => [...new Set(ids)]);
+
+const optionalTextShape = {
+  desc: text(TEXT_LIMITS.desc).nullish(),
+  address: text(TEXT_LIMITS.address).nullish(),
+  cross_street: text(TEXT_LIMITS.cross_street).nullish(),
+  city: text(TEXT_LIMITS.city).nullish(),
+  country: text(TEXT_LIMITS.country).nullish(),
+  postal_code: text(TEXT_LIMITS.postal_code).nullish(),
+  phone: text(TEXT_LIMITS.phone).nullish(),
+  twitter: text(TEXT_LIMITS.twitter).nullish(),
+};
+
+const numberShape = {
+  accuracy: accuracy.nullish(),
+  vaccuracy: accuracy.nullish(),
+  elevation: elevation.nullish(),
+};
+
+export const addPoiInput = z.object({
+  lat,
+  lng,
+  categories: categoryIds,
+  name,
+  /** undefined: the date rule of spec 4.1 rule 3 decides. */
+  geocode: z.boolean().optional(),
+  ...numberShape,
+  ...optionalTextShape,
+});
+export type AddPoiInput = Loose<z.input<typeof addPoiInput>>;
+export type ValidAddPoi = z.output<typeof addPoiInput>;
+
+/** Present-but-empty arrives as null: refused for the fields update may not delete. */
+const notNull = <T extends z.ZodType>(schema: T) =>
+  schema.nullish().refine((v) => v !== null, 'cannot be deleted (supplied empty)');
+
+export const updatePoiInput = z
+  .object({
+    poi: z.number('must be a POI id').int('must be an integer POI id').positive('must be a positive POI id'),
+    geocode: z.boolean().optional(),
+    lat: notNull(lat),
+    lng: notNull(lng),
+    categories: notNull(categoryIds),
+    name: notNull(name),
+    ...numberShape,
+    ...optionalTextShape,
+  })
+  .superRefine((v, ctx) => {
+    if (v.lat !== undefined && v.lng === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['lng'], message: 'is required when lat is given', params: { missing: true } });
+    }
+    if (v.lng !== undefined && v.lat === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['lat'], message: 'is required when lng is given', params: { missing: true } });
+    }
+  });
+export type UpdatePoiInput = Loose<z.input<typeof updatePoiInput>>;
+export type ValidUpdatePoi = z.output<typeof updatePoiInput>;
+
+export const categoryDescription = text(100).refine((s) => s.trim() !== '', 'must not be empty');
+
+export const WARNING_TYPES = ['CLOSED', 'DUPLICATED', 'WRONG_INDICATOR', 'WRONG_INFO'] as const;
+export type WarningType = (typeof WARNING_TYPES)[number];
+export const warningType = z
+  .string('must be CLOSED, DUPLICATED, WRONG_INDICATOR or WRONG_INFO')
+  .transform((s) => s.toUpperCase())
+  .pipe(z.enum(WARNING_TYPES, 'must be CLOSED, DUPLICATED, WRONG_INDICATOR or WRONG_INFO'));
+
+/** Results of a list query: `total` caps how many come back. */
+export const MAX_TOTAL = 1000;
+export const total = z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_TOTAL, `must be at most ${MAX_TOTAL}`);
+
+/** Half the Earth's circumference: every point is within it. */
+export const MAX_RADIUS_METRES = 20_037_509;
+export const radius = z.number('must be a decimal number of metres').positive('must be more than 0 metres').max(MAX_RADIUS_METRES, `must be at most ${MAX_RADIUS_METRES} metres`);
+
+const positiveId = (what: string) =>
+  z.number(`must be a ${what} id`).int(`must be an integer ${what} id`).positive(`must be a positive ${what} id`);
+export const poiId = positiveId('POI');
+export const categoryId = positiveId('category');
+
+/** A report: WRONG_INDICATOR may propose a position, WRONG_INFO may propose data. */
+export const addWarningInput = z
+  .object({
+    poi: poiId,
+    type: warningType,
+    lat: lat.optional(),
+    lng: lng.optional(),
+    ...numberShape,
+    name: name.optional(),
+    categories: categoryIds.optional(),
+    ...optionalTextShape,
+  })
+  .superRefine((v, ctx) => {
+    if ((v.lat === undefined) !== (v.lng === undefined)) {
+      const path = v.lat === undefined ? 'lat' : 'lng';
+      ctx.addIssue({ code: 'custom', path: [path], message: 'is required with the other coordinate', params: { missing: true } });
+    }
+  });
+export type AddWarningInput = Loose<z.input<typeof addWarningInput>>;
+export type ValidAddWarning = z.output<typeof addWarningInput>;
+
+/** Which proposed fields each type carries; the rest of a request is ignored. */
+export const PROPOSED_FIELDS = {
+  CLOSED: [],
+  DUPLICATED: [],
+  WRONG_INDICATOR: ['lat', 'lng', 'accuracy', 'vaccuracy', 'elevation'],
+  WRONG_INFO: ['name', 'categories', 'desc', 'address', 'cross_street', 'city', 'country', 'postal_code', 'phone', 'twitter'],
+} as const satisfies Record<WarningType, readonly (keyof ValidAddWarning)[]>;
+
+export const nearInput = z.object({
+  lat,
+  lng,
+  radius,
+  categories: categoryIds.optional(),
+  total: total.optional(),
+});
+export type NearInput = Loose<z.input<typeof nearInput>>;
+
+const filterText = (max: number) => text(max).refine((s) => s !== '', 'must not be empty');
+
+export const whereInput = z.object({
+  categories: categoryIds.optional(),
+  pois: z.array(poiId, 'must be POI ids separated by commas').min(1).max(MAX_TOTAL, `must list at most ${MAX_TOTAL} POIs`).optional(),
+  city: filterText(TEXT_LIMITS.city).optional(),
+  country: filterText(TEXT_LIMITS.country).optional(),
+  postal_code: filterText(TEXT_LIMITS.postal_code).optional(),
+  q: filterText(200).optional(),
+  total: total.optional(),
+});
+export type WhereInput = Loose<z.input<typeof whereInput>>;
+
+/** A map viewport; west > east means it crosses the antimeridian. */
+export const viewportInput = z.object({
+  south: lat,
+  north: lat,
+  west: lng,
+  east: lng,
+  limit: z.number().int().min(1).max(200_000).optional(),
+}).refine((v) => v.south <= v.north, { message: 'must not be north of north', path: ['south'] });
+export type ViewportInput = Loose<z.input<typeof viewportInput>>;
