@@ -7,7 +7,10 @@ export interface NominatimOptions {
   baseUrl: string;
   /** The longest a caller waits, queueing for the rate gate included. */
   timeoutMs?: number;
-  /** Minimum spacing between two request starts to this server (the public server's policy: 1 s). */
+  /**
+   * Quiet time between one answer from this server and the next request to it, so at most one
+   * request per interval reaches it (the public server's policy: 1 s).
+   */
   minIntervalMs?: number;
   /** Nominatim's usage policy asks for an agent that identifies the application. */
   userAgent?: string;
