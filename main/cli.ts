@@ -4,6 +4,7 @@ import { runServe } from './cli/serve.js';
 
 const USAGE = `Usage:
   npm run cli -- serve [--data DIR] [--port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...]
+                       [--nominatim-url URL] [--geocode-timeout MS]
   npm run cli -- client add --name NAME [--implicit-flow] [--data DIR]
   npm run cli -- client list [--data DIR]
   npm run cli -- client rotate-token --client CLIENT_ID [--data DIR]
@@ -25,6 +26,8 @@ export async function main(argv: string[]): Promise<number> {
       on: { type: 'boolean' },
       off: { type: 'boolean' },
       'rate-limit': { type: 'string', multiple: true },
+      'nominatim-url': { type: 'string' },
+      'geocode-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -10,6 +10,8 @@ export interface CliOptions {
   on?: boolean | undefined;
   off?: boolean | undefined;
   'rate-limit'?: string[] | undefined;
+  'nominatim-url'?: string | undefined;
+  'geocode-timeout'?: string | undefined;
 }
 
 /** --data, else POI_DATA_DIR, else the per-user folder; created on first use. */
@@ -23,4 +25,10 @@ export function parsePort(text: string | undefined, fallback: number): number {
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${text}: expected 0-65535`);
   return port;
+}
+
+export function parsePositive(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} ${text}: expected a positive number`);
+  return n;
 }

@@ -1,6 +1,7 @@
 import { createCore } from '../core/service.js';
 import { ApiServer } from '../http/server.js';
-import { databasePath, parsePort, type CliOptions } from './options.js';
+import { isWarmable } from '../core/geocode/index.js';
+import { databasePath, parsePort, parsePositive, type CliOptions } from './options.js';
 import { describeLimits, parseRateLimits } from './rate-limits.js';
 
 export const DEFAULT_PORT = 8080;
@@ -9,7 +10,14 @@ export const DEFAULT_PORT = 8080;
 export async function runServe(options: CliOptions): Promise<number> {
   const limits = parseRateLimits(options['rate-limit'] ?? []);
   const { dir, file } = databasePath(options);
-  const core = createCore({ file, limits });
+  const core = createCore({
+    file,
+    limits,
+    geocoding: {
+      ...(options['nominatim-url'] ? { nominatimUrl: options['nominatim-url'] } : {}),
+      ...(options['geocode-timeout'] ? { timeoutMs: parsePositive(options['geocode-timeout'], '--geocode-timeout') } : {}),
+    },
+  });
   const server = new ApiServer(core, { host: options.host ?? '127.0.0.1', port: parsePort(options.port, DEFAULT_PORT) });
   server.on('request', (r) => console.log(`${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`));
   server.on('error', (e) => console.error(`error: ${e.message}`));
@@ -26,6 +34,8 @@ export async function runServe(options: CliOptions): Promise<number> {
   console.log(`Data: ${dir}`);
   console.log(`Rate limits: ${describeLimits(limits)}`);
   console.log(`API listening on http://${shown}:${address.port}/1/`);
+  // Build the offline geocoding index now rather than in the first add that asks for it.
+  if (isWarmable(core.geocoder)) void core.geocoder.warm();
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     process.once('SIGINT', stop);
