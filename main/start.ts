@@ -1,10 +1,15 @@
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { runServe } from './cli/serve.js';
+import { join } from 'node:path';
+import { startBrowserMode } from './app/browser-mode.js';
+import { buildDesktop } from './build/desktop.js';
+import { buildRenderer, rendererIsStale } from './build/renderer.js';
+import { defaultDataDir, prepareDataDir } from './data-dir.js';
 
 /**
- * `npm start`. Where an Electron binary is installed the desktop window will open; where it is
- * not (it is an optional dependency, and its binary download fails without internet), the same
- * core is served on 127.0.0.1 in browser mode.
+ * `npm start`: builds what is stale, then opens the Electron window where Electron's binary is
+ * installed. Where it is not (an optional dependency whose download needs internet), it says so
+ * in one line and serves the same UI and core in browser mode on 127.0.0.1.
  */
 function electronBinary(): string | undefined {
   try {
@@ -15,18 +20,31 @@ function electronBinary(): string | undefined {
   }
 }
 
-const binary = electronBinary();
-if (binary) {
-  console.log(`Electron found at ${binary}; the desktop shell is not part of this build yet: serving in browser mode.`);
-} else {
-  console.log('Electron is not installed here: serving in browser mode on 127.0.0.1.');
+async function main(): Promise<void> {
+  if (rendererIsStale()) {
+    console.log('Building the admin UI...');
+    buildRenderer();
+  }
+  const binary = electronBinary();
+  if (binary) {
+    await buildDesktop();
+    const child = spawn(binary, [join(import.meta.dirname, '..', 'dist', 'desktop', 'main.mjs')], { stdio: 'inherit' });
+    child.on('exit', (code) => process.exit(code ?? 0));
+    return;
+  }
+  console.log('Electron is not installed here, so the app runs in browser mode: open the address below.');
+  const dir = defaultDataDir();
+  const running = await startBrowserMode({ file: prepareDataDir(dir), ...(process.env.PORT ? { port: Number(process.env.PORT) } : {}) });
+  console.log(`Data: ${dir}`);
+  console.log(`Admin UI: ${running.url}`);
+  const stop = (): void => {
+    void running.stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }
-runServe({ port: process.env.PORT }).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exitCode = 1;
-  },
-);
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+});

@@ -1,12 +1,19 @@
-import { createCore } from '../core/service.js';
-import { ApiServer } from '../http/server.js';
+import { consoleOptions, fixedListener } from '../app/console.js';
 import { isWarmable } from '../core/geocode/index.js';
+import { createCore } from '../core/service.js';
+import { reachableAddresses } from '../http/listener-control.js';
+import { ApiServer } from '../http/server.js';
 import { databasePath, parsePort, parsePositive, type CliOptions } from './options.js';
 import { describeLimits, parseRateLimits } from './rate-limits.js';
 
 export const DEFAULT_PORT = 8080;
 
-/** Serves the API until SIGINT/SIGTERM, then closes the listener and the database cleanly. */
+const hostForUrl = (host: string): string => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host);
+
+/**
+ * Serves the API, and the admin UI behind a console token, until SIGINT/SIGTERM; then closes
+ * the listener and the database cleanly.
+ */
 export async function runServe(options: CliOptions): Promise<number> {
   const limits = parseRateLimits(options['rate-limit'] ?? []);
   const { dir, file } = databasePath(options);
@@ -18,28 +25,38 @@ export async function runServe(options: CliOptions): Promise<number> {
       ...(options['geocode-timeout'] ? { timeoutMs: parsePositive(options['geocode-timeout'], '--geocode-timeout') } : {}),
     },
   });
-  const server = new ApiServer(core, { host: options.host ?? '127.0.0.1', port: parsePort(options.port, DEFAULT_PORT) });
+  const host = options.host ?? '127.0.0.1';
+  const port = parsePort(options.port, DEFAULT_PORT);
+  let boundPort = port;
+  const listener = fixedListener(() => ({
+    enabled: true,
+    port: boundPort,
+    scope: host === '127.0.0.1' || host === 'localhost' || host === '::1' ? 'local' : 'lan',
+    state: 'listening',
+    addresses: reachableAddresses(host === '::' ? '0.0.0.0' : host, boundPort),
+    error: null,
+  }));
+  const consoleOpts = consoleOptions(core, listener, (e) => console.error('console error:', e));
+  const server = new ApiServer(core, { host, port, console: consoleOpts });
   server.on('request', (r) => console.log(`${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`));
   server.on('error', (e) => console.error(`error: ${e.message}`));
-  let address;
   try {
-    address = await server.start();
+    boundPort = (await server.start()).port;
   } catch (error) {
     core.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new Error(`port ${options.port ?? DEFAULT_PORT} is already in use; pick another with --port`);
+    if (code === 'EADDRINUSE') throw new Error(`port ${port} is already in use; pick another with --port`);
     throw error;
   }
-  const shown = address.host.includes(':') ? `[${address.host}]` : address.host;
   console.log(`Data: ${dir}`);
   console.log(`Rate limits: ${describeLimits(limits)}`);
-  console.log(`API listening on http://${shown}:${address.port}/1/`);
+  console.log(`API listening on http://${hostForUrl(host)}:${boundPort}/1/`);
+  console.log(`Admin UI: http://${hostForUrl(host)}:${boundPort}/?token=${consoleOpts.token}`);
   // Build the offline geocoding index now rather than in the first add that asks for it.
   if (isWarmable(core.geocoder)) void core.geocoder.warm();
   await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
   });
   await server.stop();
   core.close();

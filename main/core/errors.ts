@@ -30,7 +30,9 @@ export const invalid = (parameter: string, reason: string): ServiceError =>
 /** The first failed rule of a zod schema keyed by wire names, as the error a client sees. */
 export function fromZod(error: ZodError): ServiceError {
   const issue = error.issues[0];
-  const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'input';
+  // The last named step of the path: `categories` in ['fields', 'categories', 0].
+  const named = issue?.path.filter((step): step is string => typeof step === 'string') ?? [];
+  const parameter = named.length > 0 ? named[named.length - 1]! : 'input';
   if (issue?.code === 'invalid_type' && issue.input === undefined) return missing(parameter);
   // An empty wire value arrives as null: say so plainly instead of zod's type talk.
   if (issue?.code === 'invalid_type' && issue.input === null) return invalid(parameter, 'must not be empty');

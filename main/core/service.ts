@@ -7,10 +7,12 @@ import { systemClock, type Clock } from './clock.js';
 import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/index.js';
 import { Members } from './members.js';
 import { argon2Hasher, type PasswordHasher } from './passwords.js';
+import { ClusterCache } from './pois/clusters.js';
 import { PoiStore } from './pois/poi-store.js';
 import { Pois } from './pois/pois.js';
 import { PoiQueries } from './pois/queries.js';
 import { WarningStore } from './pois/warnings.js';
+import { SettingsStore } from './settings.js';
 import { openDatabase, type Database } from './store/database.js';
 import { Tokens } from './tokens.js';
 
@@ -36,6 +38,9 @@ export interface Core {
   categories: Categories;
   pois: Pois;
   queries: PoiQueries;
+  clusters: ClusterCache;
+  warnings: WarningStore;
+  settings: SettingsStore;
   geocoder: Geocoder;
   membership: MembershipApi;
   poiApi: PoiApi;
@@ -67,6 +72,9 @@ export function createCore(options: CoreOptions): Core {
     categories,
     pois,
     queries,
+    clusters: new ClusterCache(store),
+    warnings,
+    settings: new SettingsStore(db),
     geocoder,
     membership: new MembershipApi(clients, members, tokens, abuse),
     poiApi: new PoiApi(tokens, pois, queries, store, categories, warnings),

@@ -84,6 +84,12 @@ export class Tokens {
     this.revokeOne.run(this.clock.now(), tokenHash);
   }
 
+  /** Revokes a token given in clear, expired or not; false when no live token had that value. */
+  revokeToken(token: string): boolean {
+    if (!isGuid(token)) return false;
+    return this.revokeOne.run(this.clock.now(), hashToken(token)).changes > 0;
+  }
+
   /** Every token of a member, but the one it is using now when `keep` is given. */
   revokeMember(memberId: string, keep?: Buffer): void {
     if (keep) this.revokeOfMemberExcept.run(this.clock.now(), memberId, keep);

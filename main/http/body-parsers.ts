@@ -5,24 +5,19 @@ import type { Readable } from 'node:stream';
 import { ServiceError } from '../core/errors.js';
 import { parseUrlEncoded, type Entries } from './params.js';
 
-/** What every parser leaves in request.body: the fields in arrival order, duplicates kept. */
-export interface ParsedBody {
-  entries: Entries;
-}
+/**
+ * What the parsers leave in request.body: form fields in arrival order (duplicates kept), or a
+ * JSON value, which the API reads as flat parameters and the console as its structured input.
+ */
+export type ParsedBody = { entries: Entries } | { json: unknown };
 
 const tooLarge = (limit: number): ServiceError =>
   new ServiceError('PAYLOAD_TOO_LARGE', `the request body is larger than ${limit} bytes`);
 
 const malformed = (what: string): ServiceError => new ServiceError('MALFORMED_REQUEST', what);
 
-/** JSON bodies are accepted as a flat object of scalars, for clients newer than the SDK. */
-function jsonEntries(text: string): Entries {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw malformed('the JSON body is not valid JSON');
-  }
+/** The API accepts a JSON body as a flat object of scalars, for clients newer than the SDK. */
+export function jsonEntries(value: unknown): Entries {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw malformed('the JSON body must be an object of parameters');
   }
@@ -98,9 +93,10 @@ export function registerBodyParsers(app: FastifyInstance, limit: number): void {
   );
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: limit }, (_req, body, done) => {
     try {
-      done(null, { entries: jsonEntries(String(body)) } satisfies ParsedBody);
+      if (String(body).trim() === '') throw malformed('the JSON body is empty');
+      done(null, { json: JSON.parse(String(body)) as unknown } satisfies ParsedBody);
     } catch (error) {
-      done(error instanceof Error ? error : malformed('unreadable body'), undefined);
+      done(error instanceof ServiceError ? error : malformed('the JSON body is not valid JSON'), undefined);
     }
   });
   app.addContentTypeParser('multipart/form-data', (req, payload, done) => {

@@ -4,9 +4,10 @@ import { errorBody, type ErrorBody } from '../../shared/errors.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ParsedBody } from './body-parsers.js';
-import { registerBodyParsers } from './body-parsers.js';
+import { jsonEntries, registerBodyParsers } from './body-parsers.js';
 import { WireParams, parseUrlEncoded } from './params.js';
 import { resolveRoute, type Route } from './router.js';
+import { mountConsole, type ConsoleOptions } from './console-routes.js';
 import { poiRoutes } from './routes/pois.js';
 import { userRoutes } from './routes/users.js';
 
@@ -17,6 +18,10 @@ export interface ApiServerOptions {
   port?: number;
   /** Largest accepted request body, in bytes. */
   bodyLimit?: number;
+  /** Serve the service's API under /1/ (default true). */
+  api?: boolean;
+  /** Also serve the admin UI and its operations (browser mode). */
+  console?: ConsoleOptions;
 }
 
 /** One line of the request log. The query string is never logged: it carries tokens. */
@@ -81,7 +86,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     return this.app !== undefined;
   }
 
-  private build(): FastifyInstance {
+  private async build(): Promise<FastifyInstance> {
     const limit = this.options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     const app = Fastify({
       logger: false,
@@ -115,13 +120,16 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       });
       done();
     });
+    if (this.options.console) await mountConsole(app, this.options.console);
+    if (this.options.api === false) return app;
     app.all('*', async (request) => {
       const url = request.raw.url ?? '/';
       const q = url.indexOf('?');
       const pathname = q === -1 ? url : url.slice(0, q);
       const { handler, args } = resolveRoute(this.routes, request.method, pathname);
       const body = request.body as ParsedBody | undefined;
-      const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), body?.entries ?? []);
+      const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
+      const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), entries);
       return handler({ params, args, origin: request.ip });
     });
     return app;
@@ -130,7 +138,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   /** Listens; rejects (and emits `error`) when the port is taken or the address is not ours. */
   async start(): Promise<{ host: string; port: number }> {
     if (this.app) throw new Error('the listener is already running');
-    const app = this.build();
+    const app = await this.build();
     const host = this.options.host ?? '127.0.0.1';
     try {
       await app.listen({ host, port: this.options.port ?? 0 });

@@ -33,7 +33,9 @@ export class PoiStore {
   private readonly inBox: Statement<unknown[], PoiRow>;
   private readonly inBoxWithCategories: Statement<unknown[], PoiRow>;
   private readonly markersInBox: Statement<unknown[], Marker>;
-  private readonly whereCache = new Map<string, Statement<unknown[], PoiRow>>();
+  private readonly whereCache = new Map<string, Statement>();
+  /** Bumped by every write through this store, so caches built on POIs know when they are stale. */
+  generation = 0;
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.prepare(
@@ -67,11 +69,13 @@ export class PoiStore {
   insert(row: Omit<PoiRow, 'id'>, categoryIds: readonly number[]): number {
     const id = Number(this.insertStmt.run(row).lastInsertRowid);
     this.link(id, categoryIds);
+    this.generation++;
     return id;
   }
 
   update(row: PoiRow, categoryIds: readonly number[] | undefined): void {
     this.updateStmt.run(row);
+    this.generation++;
     if (categoryIds) {
       this.clearLinks.run(row.id);
       this.link(row.id, categoryIds);
@@ -87,6 +91,7 @@ export class PoiStore {
   }
 
   delete(clientId: string, id: number): boolean {
+    this.generation++;
     return this.deleteStmt.run(clientId, id).changes > 0;
   }
 
@@ -106,6 +111,15 @@ export class PoiStore {
   }
 
   where(clientId: string, filter: WhereFilter): PoiRow[] {
+    return this.filtered<PoiRow>(POI_COLUMNS, clientId, filter);
+  }
+
+  /** Markers of every POI that passes the filter, for clustering a filtered map. */
+  whereMarkers(clientId: string, filter: WhereFilter): Marker[] {
+    return this.filtered<Marker>('id, lat, lng, name', clientId, filter);
+  }
+
+  private filtered<T>(columns: string, clientId: string, filter: WhereFilter): T[] {
     const clauses = ['client_id = ?'];
     const args: unknown[] = [clientId];
     if (filter.categories?.length) {
@@ -128,9 +142,9 @@ export class PoiStore {
       const pattern = `%${likeEscape(filter.q)}%`;
       args.push(pattern, pattern);
     }
-    const sql = `SELECT ${POI_COLUMNS} FROM pois WHERE ${clauses.join(' AND ')} ORDER BY id LIMIT ?`;
+    const sql = `SELECT ${columns} FROM pois WHERE ${clauses.join(' AND ')} ORDER BY id LIMIT ?`;
     let stmt = this.whereCache.get(sql);
     if (!stmt) this.whereCache.set(sql, (stmt = this.db.prepare(sql)));
-    return stmt.all(...args, filter.limit);
+    return stmt.all(...args, filter.limit) as T[];
   }
 }

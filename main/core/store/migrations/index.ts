@@ -1,6 +1,7 @@
 import type { Migration } from '../migration.js';
 import { migration001 } from './001-membership.js';
 import { migration002 } from './002-pois.js';
+import { migration003 } from './003-settings.js';
 
 /** In version order; a new schema version is one new file and one line here. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003];

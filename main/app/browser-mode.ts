@@ -1,0 +1,50 @@
+import { isWarmable } from '../core/geocode/index.js';
+import { createCore } from '../core/service.js';
+import { ListenerControl } from '../http/listener-control.js';
+import { ApiServer } from '../http/server.js';
+import { consoleOptions } from './console.js';
+
+export const DEFAULT_CONSOLE_PORT = 4780;
+
+export interface BrowserModeOptions {
+  file: string;
+  /** The console's port; when taken, any free port. */
+  port?: number;
+  log?: (line: string) => void;
+}
+
+export interface RunningConsole {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The desktop application without Electron: the same core and database, the admin UI on
+ * 127.0.0.1 behind a console token, and the API listener as the console configures it.
+ */
+export async function startBrowserMode(options: BrowserModeOptions): Promise<RunningConsole> {
+  const log = options.log ?? console.log;
+  const core = createCore({ file: options.file });
+  const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`));
+  const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`));
+  let server = new ApiServer(core, { host: '127.0.0.1', port: options.port ?? DEFAULT_CONSOLE_PORT, api: false, console: opts });
+  let port: number;
+  try {
+    port = (await server.start()).port;
+  } catch {
+    server = new ApiServer(core, { host: '127.0.0.1', port: 0, api: false, console: opts });
+    port = (await server.start()).port;
+  }
+  const status = await listener.restore();
+  if (status.state === 'listening') log(`API listening on ${status.addresses.join(', ')}`);
+  if (status.error) log(`API listener: ${status.error}`);
+  if (isWarmable(core.geocoder)) void core.geocoder.warm();
+  return {
+    url: `http://127.0.0.1:${port}/?token=${opts.token}`,
+    stop: async () => {
+      await listener.stop();
+      await server.stop();
+      core.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { Answer, ListenerStatus, OpName } from '../../shared/contract.js';
+import { tileImageSource } from '../../shared/tiles.js';
+import { dispatch } from '../core/console/dispatch.js';
+import { consoleHandlers, type Handlers } from '../core/console/handlers.js';
+import { ServiceError } from '../core/errors.js';
+import type { Core } from '../core/service.js';
+import type { ListenerSettings } from '../core/settings.js';
+import type { ConsoleOptions } from '../http/console-routes.js';
+
+/** What the console needs of the API listener, whoever runs it. */
+export interface ListenerHandle {
+  status(): ListenerStatus;
+  configure(next: ListenerSettings): Promise<ListenerStatus>;
+}
+
+/** The listener of `cli serve`: shown, but fixed by the command line. */
+export function fixedListener(status: () => Omit<ListenerStatus, 'configurable'>): ListenerHandle {
+  return {
+    status: () => ({ ...status(), configurable: false }),
+    configure: () => {
+      throw new ServiceError('FORBIDDEN', 'this listener was started from the command line; restart it with other --port/--host');
+    },
+  };
+}
+
+/** Every console operation: the core's, plus the listener's. */
+export function allHandlers(core: Core, listener: ListenerHandle): Handlers<OpName> {
+  return {
+    ...consoleHandlers(core),
+    'listener.status': () => listener.status(),
+    'listener.configure': (i) => listener.configure(i),
+  };
+}
+
+export function createInvoke(core: Core, listener: ListenerHandle, onBug: (e: unknown) => void) {
+  const handlers = allHandlers(core, listener);
+  return (op: string, input: unknown): Promise<Answer<unknown>> => dispatch(handlers, op, input, onBug);
+}
+
+/** Where `npm run build` puts the renderer. */
+export const RENDERER_DIR = join(import.meta.dirname, '..', '..', 'dist', 'renderer');
+
+export const newConsoleToken = (): string => randomBytes(24).toString('base64url');
+
+export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: unknown) => void, token = newConsoleToken()): ConsoleOptions {
+  return {
+    token,
+    invoke: createInvoke(core, listener, onBug),
+    staticDir: RENDERER_DIR,
+    tileOrigins: () => {
+      const source = tileImageSource(core.settings.map().tileUrl);
+      return source ? [source] : [];
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { z } from 'zod';
+import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, LISTENER_SCOPES, tileUrl, type ListenerScope, type Settings } from '../../shared/contract.js';
+
+export interface ListenerSettings {
+  enabled: boolean;
+  port: number;
+  scope: ListenerScope;
+}
+
+export const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, scope: 'local' };
+
+const schemas = {
+  map: z.object({ tileUrl, tileAttribution: z.string().max(500) }),
+  listener: z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535), scope: z.enum(LISTENER_SCOPES) }),
+};
+
+/**
+ * Settings kept in the database, next to the data they describe. A stored value that no longer
+ * passes its schema (written by hand, or by an older version) falls back to the default.
+ */
+export class SettingsStore {
+  private readonly read: Statement<[string], { value: string }>;
+  private readonly write: Statement;
+
+  constructor(db: Database) {
+    this.read = db.prepare('SELECT value FROM settings WHERE key = ?');
+    this.write = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  }
+
+  private get<T>(key: string, schema: z.ZodType<T>, fallback: T): T {
+    const row = this.read.get(key);
+    if (!row) return fallback;
+    const parsed = schema.safeParse(JSON.parse(row.value));
+    return parsed.success ? parsed.data : fallback;
+  }
+
+  map(): Settings {
+    return this.get('map', schemas.map, { tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION });
+  }
+
+  setMap(settings: Settings): Settings {
+    this.write.run('map', JSON.stringify(schemas.map.parse(settings)));
+    return this.map();
+  }
+
+  listener(): ListenerSettings {
+    return this.get('listener', schemas.listener, DEFAULT_LISTENER);
+  }
+
+  setListener(settings: ListenerSettings): void {
+    this.write.run('listener', JSON.stringify(schemas.listener.parse(settings)));
+  }
+}

@@ -1,0 +1,84 @@
+import { app, BrowserWindow, dialog, session } from 'electron';
+import { join } from 'node:path';
+import { tileImageSource } from '../../shared/tiles.js';
+import { createInvoke } from '../app/console.js';
+import { createCore, type Core } from '../core/service.js';
+import { defaultDataDir, prepareDataDir } from '../data-dir.js';
+import { ListenerControl } from '../http/listener-control.js';
+import { handleConsoleIpc } from './ipc.js';
+import { electronNativeBinding, NATIVE_HELP } from './native.js';
+import { registerScheme, serveRenderer } from './protocol.js';
+import { APP_ORIGIN, denyPermissions, hardenApp } from './security.js';
+
+/** The desktop shell: one window over the core, the admin UI over IPC, the API listener as configured. */
+let core: Core | undefined;
+let listener: ListenerControl | undefined;
+
+registerScheme();
+hardenApp();
+if (!app.requestSingleInstanceLock()) app.quit();
+
+function openCore(): Core | undefined {
+  const file = prepareDataDir(defaultDataDir());
+  const nativeBinding = electronNativeBinding(app.getAppPath(), app.isPackaged);
+  try {
+    return createCore({ file, ...(nativeBinding ? { nativeBinding } : {}) });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const native = /NODE_MODULE_VERSION|was compiled against a different Node\.js version|invalid ELF header|better_sqlite3\.node/.test(message);
+    dialog.showErrorBox('POI Membership Admin cannot open its database', native ? `${NATIVE_HELP}\n\n${message}` : message);
+    return undefined;
+  }
+}
+
+function createWindow(): void {
+  const window = new BrowserWindow({
+    width: 1280,
+    height: 820,
+    title: 'POI Membership Admin',
+    show: false,
+    webPreferences: {
+      preload: join(import.meta.dirname, 'preload.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
+    },
+  });
+  window.once('ready-to-show', () => window.show());
+  void window.loadURL(`${APP_ORIGIN}/index.html`);
+}
+
+app.whenReady().then(async () => {
+  core = openCore();
+  if (!core) {
+    app.quit();
+    return;
+  }
+  const opened = core;
+  denyPermissions(session.defaultSession);
+  serveRenderer(join(app.getAppPath(), 'dist', 'renderer'), () => {
+    const source = tileImageSource(opened.settings.map().tileUrl);
+    return source ? [source] : [];
+  });
+  listener = new ListenerControl(opened);
+  handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e)));
+  await listener.restore();
+  createWindow();
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) createWindow();
+  });
+}, (error: unknown) => {
+  console.error(error);
+  app.quit();
+});
+
+app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus());
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});
+app.on('will-quit', () => {
+  void listener?.stop();
+  core?.close();
+});

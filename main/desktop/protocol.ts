@@ -1,0 +1,30 @@
+import { net, protocol } from 'electron';
+import { join, normalize, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { contentSecurityPolicy } from '../http/console-routes.js';
+import { APP_ORIGIN, APP_SCHEME } from './security.js';
+
+/** Must run before the app is ready: the scheme is standard (relative URLs) and secure. */
+export function registerScheme(): void {
+  protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+}
+
+/**
+ * Serves the built renderer from disk under poi-app://renderer/, with the same strict CSP as
+ * browser mode (tile server images only). Paths that climb out of the folder are refused.
+ */
+export function serveRenderer(rendererDir: string, tileOrigins: () => string[]): void {
+  const root = normalize(rendererDir + sep);
+  protocol.handle(APP_SCHEME, async (request) => {
+    const url = new URL(request.url);
+    if (`${url.protocol}//${url.host}` !== APP_ORIGIN) return new Response('not found', { status: 404 });
+    const relative = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
+    const file = normalize(join(root, relative));
+    if (!file.startsWith(root)) return new Response('not found', { status: 404 });
+    const response = await net.fetch(pathToFileURL(file).toString());
+    const headers = new Headers(response.headers);
+    headers.set('content-security-policy', contentSecurityPolicy(tileOrigins()));
+    headers.set('x-content-type-options', 'nosniff');
+    return new Response(response.body, { status: response.status, headers });
+  });
+}

@@ -1,0 +1,134 @@
+import { useEffect, useState } from 'react';
+import { PoiMap, type Focus } from './map/PoiMap';
+import { CategoriesPanel } from './panels/CategoriesPanel';
+import { ClientsPanel } from './panels/ClientsPanel';
+import { ListenerPanel } from './panels/ListenerPanel';
+import { MembersPanel } from './panels/MembersPanel';
+import { SearchPanel } from './panels/SearchPanel';
+import { SettingsPanel } from './panels/SettingsPanel';
+import { PoiDetails } from './poi/PoiDetails';
+import { PoiForm } from './poi/PoiForm';
+import { useClients } from './queries';
+import { rememberClient, rememberedClient, type Panel, type PanelKind } from './state';
+
+const TABS: Array<[PanelKind, string]> = [
+  ['search', 'Search'],
+  ['members', 'Members'],
+  ['categories', 'Categories'],
+  ['clients', 'Client applications'],
+  ['listener', 'Listener'],
+  ['settings', 'Settings'],
+];
+
+export function App() {
+  const clients = useClients();
+  const [clientId, setClientId] = useState<string | undefined>(rememberedClient());
+  const [panel, setPanel] = useState<Panel>({ kind: 'search' });
+  const [filter, setFilter] = useState<{ q: string; categories: number[] }>({ q: '', categories: [] });
+  const [focus, setFocus] = useState<Focus | undefined>();
+  const [centre, setCentre] = useState<{ lat: number; lng: number }>({ lat: 40.4169, lng: -3.7035 });
+
+  // Fall back to the first client when none is remembered (or it was deleted).
+  useEffect(() => {
+    const list = clients.data;
+    if (list && list.length > 0 && !list.some((c) => c.client_id === clientId)) setClientId(list[0]!.client_id);
+  }, [clients.data, clientId]);
+
+  const selectClient = (id: string) => {
+    setClientId(id);
+    rememberClient(id);
+    setPanel({ kind: 'search' });
+  };
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <h1>POI Membership Admin</h1>
+        <label className="client-picker">
+          Client application{' '}
+          <select value={clientId ?? ''} onChange={(e) => selectClient(e.target.value)} aria-label="Client application">
+            {(clients.data ?? []).map((c) => (
+              <option key={c.client_id} value={c.client_id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <nav aria-label="Panels">
+          {TABS.map(([kind, label]) => (
+            <button key={kind} type="button" aria-pressed={panel.kind === kind} onClick={() => setPanel({ kind } as Panel)}>
+              {label}
+            </button>
+          ))}
+        </nav>
+      </header>
+      <main className="workspace">
+        {clientId ? (
+          <PoiMap
+            clientId={clientId}
+            filter={filter}
+            focus={focus}
+            selected={panel.kind === 'poi' || panel.kind === 'poi-edit' ? panel.poi : undefined}
+            draft={panel.kind === 'poi-add' ? panel : undefined}
+            onMapClick={(lat, lng) => setPanel({ kind: 'poi-add', lat, lng })}
+            onSelect={(poi) => setPanel({ kind: 'poi', poi })}
+            onCentre={setCentre}
+          />
+        ) : (
+          <div className="map-placeholder">
+            {clients.isLoading ? 'Loading…' : 'Create a client application to start (Client applications panel).'}
+          </div>
+        )}
+        <aside className="side" aria-label="Side panel">
+          {panel.kind === 'poi-add' && clientId && (
+            <PoiForm
+              key={`add-${panel.lat}-${panel.lng}`}
+              clientId={clientId}
+              position={{ lat: panel.lat, lng: panel.lng }}
+              onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id })}
+              onCancel={() => setPanel({ kind: 'search' })}
+            />
+          )}
+          {panel.kind === 'poi' && clientId && (
+            <PoiDetails
+              clientId={clientId}
+              poi={panel.poi}
+              onEdit={() => setPanel({ kind: 'poi-edit', poi: panel.poi })}
+              onDeleted={() => setPanel({ kind: 'search' })}
+              onClose={() => setPanel({ kind: 'search' })}
+            />
+          )}
+          {panel.kind === 'poi-edit' && clientId && (
+            <PoiForm
+              key={`edit-${panel.poi}`}
+              clientId={clientId}
+              poiId={panel.poi}
+              onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id })}
+              onCancel={() => setPanel({ kind: 'poi', poi: panel.poi })}
+            />
+          )}
+          {panel.kind === 'search' && clientId && (
+            <SearchPanel
+              clientId={clientId}
+              filter={filter}
+              onFilter={setFilter}
+              onPick={(poi) => {
+                setFocus({ lat: poi.latitude, lng: poi.longitude, at: Date.now() });
+                setPanel({ kind: 'poi', poi: poi.id });
+              }}
+              onAddAtCentre={() => setPanel({ kind: 'poi-add', lat: centre.lat, lng: centre.lng })}
+            />
+          )}
+          {panel.kind === 'members' && clientId && <MembersPanel clientId={clientId} />}
+          {panel.kind === 'categories' && clientId && <CategoriesPanel clientId={clientId} />}
+          {panel.kind === 'clients' && <ClientsPanel selected={clientId} onSelect={selectClient} />}
+          {panel.kind === 'listener' && <ListenerPanel />}
+          {panel.kind === 'settings' && <SettingsPanel />}
+          {!clientId && panel.kind !== 'clients' && panel.kind !== 'listener' && panel.kind !== 'settings' && (
+            <p>No client application yet. Open “Client applications” to create one.</p>
+          )}
+        </aside>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,161 @@
+import L from 'leaflet';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { GeoJSON, MapContainer, Marker, Pane, TileLayer, useMap, useMapEvents } from 'react-leaflet';
+import type { Input, MapPoint } from '../../../shared/contract';
+import { keys, useMapView, useOp, useSettings } from '../queries';
+import { worldCountries } from './basemap';
+import { clusterIcon, draftIcon, poiIcon } from './icons';
+
+export interface Focus {
+  lat: number;
+  lng: number;
+  /** Changes on every request, so the same place can be focused twice. */
+  at: number;
+}
+
+type View = Omit<Input<'pois.map'>, 'clientId'>;
+
+interface Props {
+  clientId: string;
+  filter: { q: string; categories: number[] };
+  focus: Focus | undefined;
+  selected: number | undefined;
+  draft: { lat: number; lng: number } | undefined;
+  onMapClick: (lat: number, lng: number) => void;
+  onSelect: (poi: number) => void;
+  onCentre: (centre: { lat: number; lng: number }) => void;
+}
+
+const countries = worldCountries();
+const BASEMAP_STYLE = { color: '#8a8a7a', weight: 0.6, fillColor: '#efeadf', fillOpacity: 1 };
+
+function viewOf(map: L.Map): Omit<View, 'q' | 'categories'> {
+  const b = map.getBounds();
+  const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
+  const west = b.getWest();
+  const east = b.getEast();
+  // Wider than the world: ask for all of it.
+  const whole = east - west >= 360;
+  return {
+    south: clamp(b.getSouth(), -90, 90),
+    north: clamp(b.getNorth(), -90, 90),
+    west: whole ? -180 : L.Util.wrapNum(west, [-180, 180], true),
+    east: whole ? 180 : L.Util.wrapNum(east, [-180, 180], true),
+    zoom: Math.round(map.getZoom()),
+  };
+}
+
+/** Reports the viewport after every move, map clicks, and the centre for "add here". */
+function ViewTracker(props: { onView: (v: Omit<View, 'q' | 'categories'>) => void; onClick: Props['onMapClick']; onCentre: Props['onCentre'] }) {
+  const map = useMapEvents({
+    moveend: () => {
+      props.onView(viewOf(map));
+      const c = map.getCenter().wrap();
+      props.onCentre({ lat: c.lat, lng: c.lng });
+    },
+    click: (e) => {
+      const p = e.latlng.wrap();
+      props.onClick(p.lat, p.lng);
+    },
+  });
+  useEffect(() => {
+    props.onView(viewOf(map));
+    // Once, when the map exists; later views come from moveend.
+  }, [map]);
+  return null;
+}
+
+function FocusOn({ focus }: { focus: Focus | undefined }) {
+  const map = useMap();
+  useEffect(() => {
+    if (focus) map.setView([focus.lat, focus.lng], Math.max(map.getZoom(), 16));
+  }, [focus, map]);
+  return null;
+}
+
+function PoiMarker({ point, selected, clientId, onSelect }: { point: MapPoint; selected: boolean; clientId: string; onSelect: (poi: number) => void }) {
+  const ref = useRef<L.Marker>(null);
+  const move = useOp('pois.update', () => [keys.pois(clientId)]);
+  const handlers = useMemo<L.LeafletEventHandlerFnMap>(
+    () => ({
+      click: () => onSelect(point.poi!),
+      dragend: () => {
+        const marker = ref.current;
+        if (!marker) return;
+        const to = marker.getLatLng().wrap();
+        if (window.confirm(`Move “${point.name ?? 'this POI'}” to ${to.lat.toFixed(5)}, ${to.lng.toFixed(5)}?`)) {
+          move.mutate({ clientId, fields: { poi: point.poi!, lat: to.lat, lng: to.lng } });
+        } else {
+          marker.setLatLng([point.lat, point.lng]);
+        }
+      },
+    }),
+    [point, clientId, onSelect, move],
+  );
+  return (
+    <Marker
+      ref={ref}
+      position={[point.lat, point.lng]}
+      icon={poiIcon(selected)}
+      draggable
+      keyboard
+      title={point.name ?? ''}
+      alt={point.name ?? ''}
+      eventHandlers={handlers}
+    />
+  );
+}
+
+function ClusterMarker({ point }: { point: MapPoint }) {
+  const map = useMap();
+  const handlers = useMemo<L.LeafletEventHandlerFnMap>(
+    () => ({ click: () => map.setView([point.lat, point.lng], Math.max(point.expandZoom ?? map.getZoom() + 2, map.getZoom() + 1)) }),
+    [map, point],
+  );
+  return <Marker position={[point.lat, point.lng]} icon={clusterIcon(point.count)} title={`${point.count} POIs: zoom in`} eventHandlers={handlers} />;
+}
+
+/** Marks the first moment points are on screen, for the benchmark and for tests. */
+function DrawnMark({ count }: { count: number | undefined }) {
+  const map = useMap();
+  useEffect(() => {
+    if (count === undefined) return;
+    const container = map.getContainer();
+    container.dataset.pointsDrawn = String(count);
+    if (!performance.getEntriesByName('poi-map-first-draw').length) performance.mark('poi-map-first-draw');
+    performance.mark('poi-map-drawn');
+  });
+  return null;
+}
+
+/** The map of a client's POIs: clusters from the main process, click to add, drag to move. */
+export function PoiMap(props: Props) {
+  const settings = useSettings();
+  const [view, setView] = useState<Omit<View, 'q' | 'categories'> | undefined>();
+  const query: View | undefined = view && {
+    ...view,
+    ...(props.filter.q ? { q: props.filter.q } : {}),
+    ...(props.filter.categories.length ? { categories: props.filter.categories } : {}),
+  };
+  const points = useMapView(props.clientId, query);
+
+  return (
+    <MapContainer className="map" center={[40.4169, -3.7035]} zoom={5} minZoom={2} worldCopyJump keyboard aria-label="Map of points of interest">
+      <Pane name="basemap" style={{ zIndex: 150 }}>
+        <GeoJSON data={countries} style={BASEMAP_STYLE} interactive={false} />
+      </Pane>
+      {settings.data && <TileLayer key={settings.data.tileUrl} url={settings.data.tileUrl} attribution={settings.data.tileAttribution} />}
+      <ViewTracker onView={setView} onClick={props.onMapClick} onCentre={props.onCentre} />
+      <FocusOn focus={props.focus} />
+      {points.data?.points.map((p) =>
+        p.poi !== undefined ? (
+          <PoiMarker key={`p${p.poi}`} point={p} selected={p.poi === props.selected} clientId={props.clientId} onSelect={props.onSelect} />
+        ) : (
+          <ClusterMarker key={`c${p.lat},${p.lng},${p.count}`} point={p} />
+        ),
+      )}
+      {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
+      <DrawnMark count={points.data?.points.length} />
+    </MapContainer>
+  );
+}

@@ -1,0 +1,156 @@
+import './panels.css';
+import { useId, useState, type FormEvent } from 'react';
+import type { ClientSummary } from '../../../shared/wire';
+import { keys, useClients, useOp } from '../queries';
+import { Field, FormError } from '../ui/Field';
+import { revealToken, useRevealedToken } from './adminTokenStore';
+import { Checkbox } from './Checkbox';
+import { CopyButton } from './CopyButton';
+import { formErrors } from './formErrors';
+import { readableDate } from './format';
+
+interface ClientsPanelProps {
+  selected: string | undefined;
+  onSelect: (clientId: string) => void;
+}
+
+/** Client applications: create, select, Implicit Flow, administrator tokens. */
+export function ClientsPanel({ selected, onSelect }: ClientsPanelProps) {
+  const titleId = useId();
+  const clients = useClients();
+  return (
+    <section className="panel admin-panel" aria-labelledby={titleId}>
+      <h2 id={titleId}>Client applications</h2>
+      <AdminToken />
+      <CreateClient onCreated={onSelect} />
+      {clients.isPending && <p>Loading client applications…</p>}
+      {clients.isError && <FormError error={clients.error.message} />}
+      {clients.isSuccess &&
+        (clients.data.length === 0 ? (
+          <p className="note">No client application yet: create one above.</p>
+        ) : (
+          <ul className="items" aria-label="Client applications">
+            {clients.data.map((c) => (
+              <ClientItem key={c.client_id} client={c} selected={c.client_id === selected} onSelect={onSelect} />
+            ))}
+          </ul>
+        ))}
+    </section>
+  );
+}
+
+function AdminToken() {
+  const revealed = useRevealedToken();
+  if (!revealed) return null;
+  return (
+    <div className="secret" data-testid="admin-token" role="region" aria-label="Administrator token">
+      <p>
+        {revealed.reason === 'created' ? 'Administrator token of the new client' : 'New administrator token of'} <strong>{revealed.clientName}</strong>:
+      </p>
+      <p>
+        <code className="secret-text">{revealed.token}</code>
+      </p>
+      <p className="note">
+        It is shown only now, because only its hash is stored: copy it and keep it safe. If it is lost, rotate it.
+        {revealed.reason === 'rotated' && ' The previous token no longer works.'}
+      </p>
+      <div className="actions">
+        <CopyButton label="Copy token" value={revealed.token} />
+        <button type="button" onClick={() => revealToken(undefined)}>
+          Hide token
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function CreateClient({ onCreated }: { onCreated: (clientId: string) => void }) {
+  const create = useOp('clients.create', () => [keys.clients]);
+  const [name, setName] = useState('');
+  const [implicitFlow, setImplicitFlow] = useState(false);
+  const errors = formErrors(create.error, ['name', 'implicitFlow']);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (create.isPending) return;
+    create.mutate(
+      { name, implicitFlow },
+      {
+        onSuccess: (client) => {
+          revealToken({ clientId: client.client_id, clientName: client.name, token: client.admin_token, reason: 'created' });
+          setName('');
+          setImplicitFlow(false);
+          onCreated(client.client_id);
+        },
+      },
+    );
+  };
+
+  return (
+    <form aria-label="Create a client application" className="panel-form" onSubmit={submit} noValidate>
+      <h3>Create a client application</h3>
+      <FormError error={errors.form} />
+      <Field label="Name" name="name" value={name} onChange={setName} error={errors.field('name')} required />
+      <Checkbox label="Implicit Flow" name="implicitFlow" checked={implicitFlow} onChange={setImplicitFlow} />
+      <p className="hint">With Implicit Flow, anyone holding the api_key may register members.</p>
+      <div className="actions">
+        <button type="submit">Create client</button>
+      </div>
+    </form>
+  );
+}
+
+function ClientItem({ client, selected, onSelect }: { client: ClientSummary; selected: boolean; onSelect: (id: string) => void }) {
+  const nameId = useId();
+  const setFlow = useOp('clients.setImplicitFlow', () => [keys.clients]);
+  const rotate = useOp('clients.rotateToken', () => []);
+  const errors = formErrors(setFlow.error ?? rotate.error, []);
+  // While the change is on its way, show what was asked for.
+  const implicitFlow = setFlow.isPending ? setFlow.variables.enabled : client.implicit_flow;
+
+  const onRotate = () => {
+    if (rotate.isPending) return;
+    if (!window.confirm(`Rotate the administrator token of ${client.name}? The old token stops working at once.`)) return;
+    rotate.mutate(
+      { clientId: client.client_id },
+      { onSuccess: (r) => revealToken({ clientId: r.client_id, clientName: client.name, token: r.admin_token, reason: 'rotated' }) },
+    );
+  };
+
+  return (
+    <li className={selected ? 'item item-selected' : 'item'}>
+      <div className="item-main">
+        <strong id={nameId}>{client.name}</strong>
+        {selected && <span className="tag">current</span>}
+        <dl className="facts">
+          <dt>api_key</dt>
+          <dd>
+            <code>{client.client_id}</code>
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <time dateTime={client.created}>{readableDate(client.created)}</time>
+          </dd>
+        </dl>
+        <FormError error={errors.form} />
+        <Checkbox
+          label="Implicit Flow"
+          checked={implicitFlow}
+          describedBy={nameId}
+          onChange={(enabled) => {
+            if (!setFlow.isPending) setFlow.mutate({ clientId: client.client_id, enabled });
+          }}
+        />
+        <div className="actions">
+          <CopyButton label="Copy api_key" value={client.client_id} describedBy={nameId} />
+          <button type="button" aria-pressed={selected} aria-describedby={nameId} onClick={() => onSelect(client.client_id)}>
+            Select
+          </button>
+          <button type="button" aria-describedby={nameId} onClick={onRotate}>
+            Rotate administrator token
+          </button>
+        </div>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,139 @@
+import './panels.css';
+import { useId, useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { ListenerScope, ListenerStatus } from '../../../shared/contract';
+import { keys, useListener, useOp } from '../queries';
+import { Field, FormError } from '../ui/Field';
+import { Checkbox } from './Checkbox';
+import { formErrors } from './formErrors';
+
+interface ListenerForm {
+  enabled: boolean;
+  port: string;
+  scope: ListenerScope;
+}
+
+const SCOPES = [
+  { scope: 'local', label: 'This computer only', hint: 'Only programs on this computer can reach it (127.0.0.1).' },
+  { scope: 'lan', label: 'Local network', hint: 'Phones and devices on your network can reach it. It speaks plain HTTP: use it on networks you trust.' },
+] as const satisfies ReadonlyArray<{ scope: ListenerScope; label: string; hint: string }>;
+
+/** The local HTTP API listener: where it can be reached, and switching it on, off or elsewhere. */
+export function ListenerPanel() {
+  const titleId = useId();
+  const listener = useListener();
+  // Kept while a poll fails, so that the form (and what is typed in it) stays.
+  const status = listener.data;
+  return (
+    <section className="panel admin-panel" aria-labelledby={titleId}>
+      <h2 id={titleId}>Listener</h2>
+      <p className="note">The local HTTP listener serves the platform's API (paths under /1/) to phones, test devices and old clients.</p>
+      {listener.isPending && <p>Loading the listener's state…</p>}
+      {listener.isError && <FormError error={`Could not read the listener's state: ${listener.error.message}`} />}
+      {status && (
+        <>
+          <ListenerState status={status} />
+          {status.configurable ? (
+            <ConfigureForm status={status} />
+          ) : (
+            <p className="note">
+              This listener was started from the command line (<code>serve</code>), so it cannot be changed here. Stop it there, or start it with other
+              options, to change it.
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function ListenerState({ status }: { status: ListenerStatus }) {
+  return (
+    <div className="panel-block">
+      <p>
+        State:{' '}
+        <strong role="status" className={`state state-${status.state}`}>
+          {status.state}
+        </strong>
+      </p>
+      {status.error && (
+        <p className="form-error" role="alert">
+          {status.error}
+        </p>
+      )}
+      <p>
+        Port {status.port}, reachable from {status.scope === 'lan' ? 'the local network' : 'this computer only'}
+        {status.enabled ? '' : ' (switched off)'}.
+      </p>
+      <h3>Addresses</h3>
+      {status.addresses.length === 0 && <p className="note">None: the listener is not listening.</p>}
+      <ul className="addresses" data-testid="listener-addresses">
+        {status.addresses.map((address) => (
+          <li key={address}>
+            <code>{address}</code>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function ConfigureForm({ status }: { status: ListenerStatus }) {
+  const queryClient = useQueryClient();
+  const configure = useOp('listener.configure', () => [keys.listener]);
+  // Initialised once from the status; the polling that follows does not overwrite what is typed.
+  const [form, setForm] = useState<ListenerForm>(() => ({ enabled: status.enabled, port: String(status.port), scope: status.scope }));
+  const errors = formErrors(configure.error, ['enabled', 'port', 'scope']);
+  const scopeHintId = useId();
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (configure.isPending) return;
+    const port = form.port.trim() === '' ? 0 : Number(form.port);
+    configure.mutate(
+      { enabled: form.enabled, port, scope: form.scope },
+      { onSuccess: (next) => queryClient.setQueryData(keys.listener, next) },
+    );
+  };
+
+  return (
+    <form aria-label="Change the listener" className="panel-form" onSubmit={submit} noValidate>
+      <h3>Change the listener</h3>
+      <FormError error={errors.form ?? errors.field('enabled') ?? errors.field('scope')} />
+      <Checkbox label="Listener on" name="enabled" checked={form.enabled} onChange={(enabled) => setForm((f) => ({ ...f, enabled }))} />
+      <Field
+        label="Port"
+        name="port"
+        type="number"
+        step="1"
+        value={form.port}
+        onChange={(port) => setForm((f) => ({ ...f, port }))}
+        error={errors.field('port')}
+        required
+        hint="1 to 65535. The platform's clients usually use 8080."
+      />
+      <fieldset className="choices" aria-describedby={scopeHintId}>
+        <legend>Reachable from</legend>
+        {SCOPES.map((option) => (
+          <label key={option.scope} className="check">
+            <input
+              type="radio"
+              name="scope"
+              value={option.scope}
+              checked={form.scope === option.scope}
+              onChange={() => setForm((f) => ({ ...f, scope: option.scope }))}
+            />{' '}
+            {option.label}
+          </label>
+        ))}
+        <p className="hint" id={scopeHintId}>
+          {SCOPES.find((o) => o.scope === form.scope)?.hint}
+        </p>
+      </fieldset>
+      <div className="actions">
+        <button type="submit">Apply</button>
+      </div>
+      {configure.isSuccess && <p className="done">Applied.</p>}
+    </form>
+  );
+}

@@ -1,0 +1,132 @@
+import { useId, useState, type FormEvent } from 'react';
+import { keys, useOp } from '../queries';
+import { Field, FormError } from '../ui/Field';
+import { formErrors } from './formErrors';
+import { localInputToIso, optionalNumber } from './format';
+import { IssuedToken } from './IssuedToken';
+
+type GenderChoice = '' | 'male' | 'female';
+const EXPIRES_HINT = 'Seconds. Leave empty for a token that never expires.';
+
+const EMPTY_REGISTER = { username: '', pwd: '', email: '', gender: '' as GenderChoice, birthday: '', expiresin: '' };
+
+/** Registers a member with the console's authority and shows the token it issued. */
+export function RegisterForm({ clientId }: { clientId: string }) {
+  const register = useOp('members.register', (i) => [keys.members(i.clientId)]);
+  const [form, setForm] = useState(EMPTY_REGISTER);
+  const genderId = useId();
+  const errors = formErrors(register.error, ['username', 'pwd', 'email', 'gender', 'birthday', 'expiresin']);
+  const set = (patch: Partial<typeof EMPTY_REGISTER>) => setForm((f) => ({ ...f, ...patch }));
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (register.isPending) return;
+    const birthday = localInputToIso(form.birthday);
+    const expiresin = optionalNumber(form.expiresin);
+    const fields = {
+      username: form.username,
+      pwd: form.pwd,
+      email: form.email,
+      ...(form.gender ? { gender: form.gender } : {}),
+      ...(birthday !== undefined ? { birthday } : {}),
+      ...(expiresin !== undefined ? { expiresin } : {}),
+    };
+    register.mutate({ clientId, fields }, { onSuccess: () => setForm(EMPTY_REGISTER) });
+  };
+
+  const genderError = errors.field('gender');
+  return (
+    <form aria-label="Register a member" className="panel-form" onSubmit={submit} noValidate>
+      <h3>Register a member</h3>
+      <FormError error={errors.form} />
+      <Field label="Username" name="username" value={form.username} onChange={(username) => set({ username })} error={errors.field('username')} required hint="6 to 40 letters and digits." />
+      <Field label="Password" name="pwd" type="password" value={form.pwd} onChange={(pwd) => set({ pwd })} error={errors.field('pwd')} required hint="6 to 40 characters." />
+      <Field label="E-mail" name="email" type="email" value={form.email} onChange={(email) => set({ email })} error={errors.field('email')} required />
+      <div className={genderError ? 'field field-error' : 'field'}>
+        <label htmlFor={genderId}>Gender</label>
+        <div className="field-row">
+          <select
+            id={genderId}
+            name="gender"
+            value={form.gender}
+            aria-invalid={genderError ? true : undefined}
+            aria-describedby={genderError ? `${genderId}-error` : undefined}
+            onChange={(e) => set({ gender: e.target.value === 'male' || e.target.value === 'female' ? e.target.value : '' })}
+          >
+            <option value="">not specified</option>
+            <option value="male">Male</option>
+            <option value="female">Female</option>
+          </select>
+        </div>
+        {genderError && (
+          <div className="error" id={`${genderId}-error`} role="alert">
+            {genderError}
+          </div>
+        )}
+      </div>
+      <Field label="Birthday" name="birthday" type="datetime-local" value={form.birthday} onChange={(birthday) => set({ birthday })} error={errors.field('birthday')} hint="Optional. Sent with this computer's time-zone offset." />
+      <Field label="Expires in" name="expiresin" type="number" step="any" value={form.expiresin} onChange={(expiresin) => set({ expiresin })} error={errors.field('expiresin')} hint={EXPIRES_HINT} />
+      <div className="actions">
+        <button type="submit">Register</button>
+      </div>
+      {register.isSuccess && <IssuedToken reply={register.data} testId="issued-token" title="Registered" />}
+    </form>
+  );
+}
+
+/** Logs a member in by username or e-mail, as a client application would, and shows the token. */
+export function LoginForm({ clientId }: { clientId: string }) {
+  const login = useOp('members.login', () => []);
+  const [username, setUsername] = useState('');
+  const [pwd, setPwd] = useState('');
+  const [expires, setExpires] = useState('');
+  const errors = formErrors(login.error, ['username', 'pwd', 'expiresin']);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (login.isPending) return;
+    const expiresin = optionalNumber(expires);
+    login.mutate({ clientId, fields: { username, pwd, ...(expiresin !== undefined ? { expiresin } : {}) } }, { onSuccess: () => setPwd('') });
+  };
+
+  return (
+    <form aria-label="Log in" className="panel-form" onSubmit={submit} noValidate>
+      <h3>Log in</h3>
+      <FormError error={errors.form} />
+      <Field label="Username or e-mail" name="username" value={username} onChange={setUsername} error={errors.field('username')} required />
+      <Field label="Password" name="pwd" type="password" value={pwd} onChange={setPwd} error={errors.field('pwd')} required />
+      <Field label="Expires in" name="expiresin" type="number" step="any" value={expires} onChange={setExpires} error={errors.field('expiresin')} hint={EXPIRES_HINT} />
+      <div className="actions">
+        <button type="submit">Log in</button>
+      </div>
+      {login.isSuccess && <IssuedToken reply={login.data} testId="login-token" title="Logged in" />}
+    </form>
+  );
+}
+
+/** Revokes one member token. */
+export function LogoutForm() {
+  const logout = useOp('members.logout', () => []);
+  const [token, setToken] = useState('');
+  const errors = formErrors(logout.error, ['token']);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (logout.isPending) return;
+    logout.mutate({ token: token.trim() }, { onSuccess: () => setToken('') });
+  };
+
+  return (
+    <form aria-label="Log out a token" className="panel-form" onSubmit={submit} noValidate>
+      <h3>Log out a token</h3>
+      <FormError error={errors.form} />
+      <Field label="Token" name="token" value={token} onChange={setToken} error={errors.field('token')} required />
+      <div className="actions">
+        <button type="submit">Log out token</button>
+      </div>
+      <p role="status" className="done">
+        {logout.isSuccess ? 'Token revoked' : ''}
+      </p>
+    </form>
+  );
+}

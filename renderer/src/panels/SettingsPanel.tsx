@@ -1,0 +1,75 @@
+import './panels.css';
+import { useId, useState, type FormEvent } from 'react';
+import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type Settings } from '../../../shared/contract';
+import { keys, useOp, useSettings } from '../queries';
+import { Field, FormError } from '../ui/Field';
+import { formErrors } from './formErrors';
+
+/** The map's tile server: where the background map comes from, and whom it credits. */
+export function SettingsPanel() {
+  const titleId = useId();
+  const settings = useSettings();
+  return (
+    <section className="panel admin-panel" aria-labelledby={titleId}>
+      <h2 id={titleId}>Settings</h2>
+      {settings.isPending && <p>Loading settings…</p>}
+      {settings.isError && <FormError error={`Could not read the settings: ${settings.error.message}`} />}
+      {settings.data && <SettingsForm initial={settings.data} />}
+    </section>
+  );
+}
+
+function SettingsForm({ initial }: { initial: Settings }) {
+  const save = useOp('settings.set', () => [keys.settings]);
+  // Initialised once from the stored settings.
+  const [form, setForm] = useState<Settings>(initial);
+  const errors = formErrors(save.error, ['tileUrl', 'tileAttribution']);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (save.isPending) return;
+    save.mutate({ tileUrl: form.tileUrl.trim(), tileAttribution: form.tileAttribution });
+  };
+
+  return (
+    <form aria-label="Map tiles" className="panel-form" onSubmit={submit} noValidate>
+      <h3>Map tiles</h3>
+      <p className="note">
+        The map draws its background from a tile server. When tiles cannot load (offline, or a wrong URL), the map falls back to a world basemap bundled
+        with the application, so POIs can always be placed.
+      </p>
+      <FormError error={errors.form} />
+      <Field
+        label="Tile URL"
+        name="tileUrl"
+        value={form.tileUrl}
+        onChange={(tileUrl) => setForm((f) => ({ ...f, tileUrl }))}
+        error={errors.field('tileUrl')}
+        required
+        hint={
+          <>
+            An https URL template with <code>{'{z}'}</code>, <code>{'{x}'}</code> and <code>{'{y}'}</code>, like <code>{DEFAULT_TILE_URL}</code>.
+          </>
+        }
+      />
+      <Field
+        label="Tile attribution"
+        name="tileAttribution"
+        value={form.tileAttribution}
+        onChange={(tileAttribution) => setForm((f) => ({ ...f, tileAttribution }))}
+        error={errors.field('tileAttribution')}
+        multiline
+        hint="The credit the tile provider asks for, shown on the map."
+      />
+      <div className="actions">
+        <button type="submit">Save settings</button>
+        <button type="button" onClick={() => setForm({ tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION })}>
+          Use OpenStreetMap defaults
+        </button>
+      </div>
+      <p role="status" className="done">
+        {save.isSuccess ? 'Settings saved' : ''}
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,85 @@
+import { keys, useOp, usePoi, useWarnings } from '../queries';
+import { FormError } from '../ui/Field';
+import { fieldError } from '../ui/errors';
+import { NUMBER_FIELDS, TEXT_FIELDS } from './fields';
+
+interface Props {
+  clientId: string;
+  poi: number;
+  onEdit: () => void;
+  onDeleted: () => void;
+  onClose: () => void;
+}
+
+/** A POI's fields and open warnings. Every value is rendered as text. */
+export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose }: Props) {
+  const details = usePoi(clientId, poi);
+  const warnings = useWarnings(clientId, poi);
+  const remove = useOp('pois.delete', () => [keys.pois(clientId)]);
+  const p = details.data;
+  if (details.error) return <FormError error={fieldError(details.error)?.message} />;
+  if (!p) return <section className="panel">Loading…</section>;
+  const counts = p.warnings;
+  const open = counts.closed + counts.duplicated + counts.wrong_indicator + counts.wrong_info;
+  return (
+    <section className="panel" aria-label="POI details">
+      <h2 data-testid="poi-title">{p.name}</h2>
+      <dl className="details">
+        <dt>Position</dt>
+        <dd>
+          {p.latitude}, {p.longitude}
+        </dd>
+        <dt>Categories</dt>
+        <dd>{p.categories.map((c) => c.Description).join(', ') || '—'}</dd>
+        {TEXT_FIELDS.filter((f) => f.key !== 'name').map((f) => (
+          <div key={f.key} className="row">
+            <dt>{f.label}</dt>
+            <dd data-field={f.key}>{p[f.reply] ?? '—'}</dd>
+          </div>
+        ))}
+        {NUMBER_FIELDS.map((f) => (
+          <div key={f.key} className="row">
+            <dt>{f.label}</dt>
+            <dd data-field={f.key}>{p[f.reply] ?? '—'}</dd>
+          </div>
+        ))}
+        <dt>Registered</dt>
+        <dd>{new Date(p.registertime).toLocaleString()}</dd>
+        <dt>Last update</dt>
+        <dd>{new Date(p.last_update).toLocaleString()}</dd>
+      </dl>
+      <h3>Warnings ({open} open)</h3>
+      <p className="muted">
+        Closed {counts.closed} · Duplicated {counts.duplicated} · Wrong position {counts.wrong_indicator} · Wrong info {counts.wrong_info}
+      </p>
+      {warnings.data && warnings.data.length > 0 && (
+        <ul className="warnings">
+          {warnings.data.map((w) => (
+            <li key={w.id}>
+              {w.type} · {new Date(w.timestamp).toLocaleString()}
+              {w.data && <code>{JSON.stringify(w.data)}</code>}
+            </li>
+          ))}
+        </ul>
+      )}
+      <FormError error={fieldError(remove.error)?.message} />
+      <div className="actions">
+        <button type="button" onClick={onEdit}>
+          Edit
+        </button>
+        <button
+          type="button"
+          className="danger"
+          onClick={() => {
+            if (window.confirm(`Delete “${p.name}”? This cannot be undone.`)) remove.mutate({ clientId, poi }, { onSuccess: onDeleted });
+          }}
+        >
+          Delete POI
+        </button>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,133 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { PoiReply } from '../../../shared/wire';
+import { keys, useCategories, useOp, usePoi } from '../queries';
+import { Field, FormError } from '../ui/Field';
+import { fieldError } from '../ui/errors';
+import { NUMBER_FIELDS, TEXT_FIELDS, emptyValues, parseNumber, valuesOf, type FormValues } from './fields';
+import { buildAdd, buildUpdate } from './payload';
+
+interface Props {
+  clientId: string;
+  /** Add mode: where the map was clicked. */
+  position?: { lat: number; lng: number };
+  /** Edit mode: the POI to change. */
+  poiId?: number;
+  onSaved: (poi: PoiReply) => void;
+  onCancel: () => void;
+}
+
+/** Add a POI where the map was clicked, or edit one: edit sends only what changed. */
+export function PoiForm({ clientId, position, poiId, onSaved, onCancel }: Props) {
+  const editing = poiId !== undefined;
+  const existing = usePoi(clientId, poiId);
+  const categories = useCategories(clientId);
+  const [values, setValues] = useState<FormValues | undefined>(position ? emptyValues(position.lat, position.lng) : undefined);
+  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const add = useOp('pois.add', () => [keys.pois(clientId)]);
+  const update = useOp('pois.update', () => [keys.pois(clientId)]);
+  const mutation = editing ? update : add;
+
+  useEffect(() => {
+    if (editing && existing.data && !values) setValues(valuesOf(existing.data));
+  }, [editing, existing.data, values]);
+
+  if (!values) return <section className="panel">Loading…</section>;
+
+  const server = fieldError(mutation.error);
+  const errorOf = (key: string) => localErrors[key] ?? (server?.parameter === key ? server.message : undefined);
+  const setText = (key: keyof FormValues['text'], v: string) => setValues({ ...values, text: { ...values.text, [key]: v } });
+  const setNumber = (key: keyof FormValues['numbers'], v: string) => setValues({ ...values, numbers: { ...values.numbers, [key]: v } });
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const errors: Record<string, string> = {};
+    for (const key of ['lat', 'lng'] as const) {
+      if (typeof parseNumber(values[key]) === 'string') errors[key] = 'must be a number';
+    }
+    for (const f of NUMBER_FIELDS) {
+      if (values.numbers[f.key].trim() !== '' && typeof parseNumber(values.numbers[f.key]) === 'string') errors[f.key] = 'must be a number';
+    }
+    setLocalErrors(errors);
+    if (Object.keys(errors).length > 0) return;
+    if (editing) {
+      update.mutate({ clientId, fields: buildUpdate(poiId, existing.data!, values) }, { onSuccess: onSaved });
+    } else {
+      add.mutate({ clientId, fields: buildAdd(values) }, { onSuccess: onSaved });
+    }
+  };
+
+  const orphanError = server && !server.parameter ? server.message : undefined;
+  return (
+    <section className="panel">
+      <h2>{editing ? `Edit “${existing.data?.name ?? ''}”` : 'New POI'}</h2>
+      <form aria-label={editing ? 'Edit POI' : 'Add POI'} onSubmit={submit} noValidate>
+        <FormError error={orphanError} />
+        <Field label="Name" value={values.text.name} onChange={(v) => setText('name', v)} error={errorOf('name')} required />
+        <div className="pair">
+          <Field label="Latitude" type="number" step="any" value={values.lat} onChange={(v) => setValues({ ...values, lat: v })} error={errorOf('lat')} required />
+          <Field label="Longitude" type="number" step="any" value={values.lng} onChange={(v) => setValues({ ...values, lng: v })} error={errorOf('lng')} required />
+        </div>
+        <div className={errorOf('categories') ? 'field field-error' : 'field'}>
+          <label htmlFor="poi-categories">Categories</label>
+          <select
+            id="poi-categories"
+            multiple
+            size={6}
+            value={values.categories.map(String)}
+            aria-invalid={errorOf('categories') ? true : undefined}
+            onChange={(e) => setValues({ ...values, categories: [...e.target.selectedOptions].map((o) => Number(o.value)) })}
+          >
+            {(categories.data ?? []).map((c) => (
+              <option key={c.Id} value={c.Id}>
+                {c.Description}
+                {c.is_system_category ? '' : ' (own)'}
+              </option>
+            ))}
+          </select>
+          <div className="hint">Ctrl/Cmd-click or Shift+arrows to choose several.</div>
+          {errorOf('categories') && (
+            <div className="error" role="alert">
+              {errorOf('categories')}
+            </div>
+          )}
+        </div>
+        {TEXT_FIELDS.filter((f) => f.key !== 'name').map((f) => (
+          <Field
+            key={f.key}
+            label={f.label}
+            value={values.text[f.key]}
+            multiline={'multiline' in f && f.multiline}
+            onChange={(v) => setText(f.key, v)}
+            onClear={() => setText(f.key, '')}
+            error={errorOf(f.key)}
+          />
+        ))}
+        {NUMBER_FIELDS.map((f) => (
+          <Field
+            key={f.key}
+            label={f.label}
+            type="number"
+            step="any"
+            value={values.numbers[f.key]}
+            onChange={(v) => setNumber(f.key, v)}
+            onClear={() => setNumber(f.key, '')}
+            error={errorOf(f.key)}
+            hint={f.unit}
+          />
+        ))}
+        <div className="field checkbox">
+          <input id="poi-geocode" type="checkbox" checked={values.geocode} onChange={(e) => setValues({ ...values, geocode: e.target.checked })} />
+          <label htmlFor="poi-geocode">Fill empty address fields from the position (geocode)</label>
+        </div>
+        <div className="actions">
+          <button type="submit" disabled={mutation.isPending}>
+            {editing ? 'Save changes' : 'Save POI'}
+          </button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

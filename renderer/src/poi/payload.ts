@@ -1,0 +1,41 @@
+import type { Input } from '../../../shared/contract';
+import type { PoiReply } from '../../../shared/wire';
+import { NUMBER_FIELDS, TEXT_FIELDS, type FormValues } from './fields';
+
+type AddFields = Input<'pois.add'>['fields'];
+type UpdateFields = Input<'pois.update'>['fields'];
+
+/** Add: what is filled in; empty optional fields are simply not sent. */
+export function buildAdd(v: FormValues): AddFields {
+  const fields: AddFields = { lat: Number(v.lat), lng: Number(v.lng), name: v.text.name, categories: v.categories, geocode: v.geocode };
+  for (const f of TEXT_FIELDS) if (f.key !== 'name' && v.text[f.key] !== '') fields[f.key] = v.text[f.key];
+  for (const f of NUMBER_FIELDS) if (v.numbers[f.key].trim() !== '') fields[f.key] = Number(v.numbers[f.key]);
+  return fields;
+}
+
+/**
+ * Update: only what changed. A field emptied (typed away or cleared) is sent as null, which
+ * deletes it; name, position and categories cannot be deleted and the server says so.
+ */
+export function buildUpdate(poi: number, before: PoiReply, v: FormValues): UpdateFields {
+  const fields: UpdateFields = { poi };
+  for (const f of TEXT_FIELDS) {
+    const now = v.text[f.key];
+    const was = before[f.reply] ?? '';
+    if (now !== was) fields[f.key] = now === '' ? null : now;
+  }
+  for (const f of NUMBER_FIELDS) {
+    const now = v.numbers[f.key].trim();
+    const was = before[f.reply];
+    if (now === '' && was !== null) fields[f.key] = null;
+    else if (now !== '' && Number(now) !== was) fields[f.key] = Number(now);
+  }
+  if (Number(v.lat) !== before.latitude || Number(v.lng) !== before.longitude) {
+    fields.lat = v.lat.trim() === '' ? null : Number(v.lat);
+    fields.lng = v.lng.trim() === '' ? null : Number(v.lng);
+    fields.geocode = v.geocode;
+  }
+  const cats = [...v.categories].sort((a, b) => a - b).join(',');
+  if (cats !== before.categories.map((c) => c.Id).sort((a, b) => a - b).join(',')) fields.categories = v.categories.length ? v.categories : null;
+  return fields;
+}

@@ -1,0 +1,18 @@
+/** What the side panel shows. */
+export type Panel =
+  | { kind: 'poi-add'; lat: number; lng: number }
+  | { kind: 'poi'; poi: number }
+  | { kind: 'poi-edit'; poi: number }
+  | { kind: 'search' }
+  | { kind: 'members' }
+  | { kind: 'categories' }
+  | { kind: 'clients' }
+  | { kind: 'listener' }
+  | { kind: 'settings' };
+
+export type PanelKind = Panel['kind'];
+
+const CLIENT_KEY = 'poi-admin.client';
+
+export const rememberedClient = (): string | undefined => localStorage.getItem(CLIENT_KEY) ?? undefined;
+export const rememberClient = (clientId: string): void => localStorage.setItem(CLIENT_KEY, clientId);

@@ -1,0 +1,62 @@
+import { useId, type ReactNode } from 'react';
+
+interface FieldProps {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string | undefined;
+  type?: 'text' | 'number' | 'password' | 'email' | 'datetime-local';
+  /** Shows a button that deletes the value (sent as empty, which deletes it). */
+  onClear?: (() => void) | undefined;
+  required?: boolean;
+  multiline?: boolean;
+  hint?: ReactNode;
+  step?: string;
+  name?: string;
+}
+
+/** A labelled input: the label names the field in plain words; the server's error sits under it. */
+export function Field(props: FieldProps) {
+  const id = useId();
+  const errorId = `${id}-error`;
+  const common = {
+    id,
+    name: props.name,
+    value: props.value,
+    required: props.required,
+    'aria-invalid': props.error ? true : undefined,
+    'aria-describedby': props.error ? errorId : undefined,
+  };
+  return (
+    <div className={props.error ? 'field field-error' : 'field'}>
+      <label htmlFor={id}>{props.label}</label>
+      <div className="field-row">
+        {props.multiline ? (
+          <textarea {...common} rows={3} onChange={(e) => props.onChange(e.target.value)} />
+        ) : (
+          <input {...common} type={props.type ?? 'text'} step={props.step} onChange={(e) => props.onChange(e.target.value)} />
+        )}
+        {props.onClear && (
+          <button type="button" className="clear" aria-label={`Clear ${props.label}`} title={`Clear ${props.label}`} onClick={props.onClear}>
+            ×
+          </button>
+        )}
+      </div>
+      {props.hint && <div className="hint">{props.hint}</div>}
+      {props.error && (
+        <div className="error" id={errorId} role="alert">
+          {props.error}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The error of a refused operation, shown once above a form when no field claims it. */
+export function FormError({ error }: { error: string | undefined }) {
+  return error ? (
+    <div className="form-error" role="alert">
+      {error}
+    </div>
+  ) : null;
+}

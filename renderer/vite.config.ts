@@ -1,0 +1,18 @@
+import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+/** The admin UI: built into dist/renderer, served by browser mode and loaded by Electron. */
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: './',
+  plugins: [react()],
+  build: {
+    outDir: fileURLToPath(new URL('../dist/renderer', import.meta.url)),
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    // The CSP forbids inline scripts and styles elements; keep every asset a file.
+    assetsInlineLimit: 0,
+    chunkSizeWarningLimit: 2000,
+  },
+});

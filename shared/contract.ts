@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { ErrorBody, OkBody } from './errors.js';
+import { clientName, loginInput, pageInput, registerInput, updateMemberInput } from './schemas/members.js';
+import { addPoiInput, categoryDescription, categoryId, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
+import type { CategoryReply, ClientSummary, NewClient, PoiReply, UserReply, WarningReply } from './wire.js';
+
+/**
+ * The one contract between the admin UI and the main process. Each operation is named once,
+ * with the schema that validates its input wherever it enters the main process (IPC in
+ * Electron, HTTP in browser mode) and the type of its output. Field names inside POI and member
+ * inputs are the wire names of the API, so a refusal names the form field it concerns.
+ *
+ * The console acts for the operator of this computer, over every client application: it needs no
+ * client token. What it may do is exactly this list.
+ */
+
+const guid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a client or member id');
+const forClient = { clientId: guid };
+
+export const LISTENER_SCOPES = ['local', 'lan'] as const;
+export type ListenerScope = (typeof LISTENER_SCOPES)[number];
+
+export const DEFAULT_TILE_URL = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
+export const DEFAULT_TILE_ATTRIBUTION = '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors';
+
+/** A tile URL template: https only, with {z}, {x} and {y}. */
+export const tileUrl = z
+  .string()
+  .max(500, 'must be at most 500 characters')
+  .refine((s) => /^https:\/\/[^\s/]+\/\S*$/.test(s) && ['{z}', '{x}', '{y}'].every((p) => s.includes(p)), 'must be an https URL template with {z}, {x} and {y}');
+
+export const operations = {
+  'clients.list': z.object({}),
+  'clients.create': z.object({ name: clientName, implicitFlow: z.boolean().optional() }),
+  'clients.setImplicitFlow': z.object({ ...forClient, enabled: z.boolean() }),
+  'clients.rotateToken': z.object(forClient),
+
+  'categories.list': z.object(forClient),
+  'categories.add': z.object({ ...forClient, desc: categoryDescription }),
+  'categories.update': z.object({ ...forClient, category: categoryId, desc: categoryDescription }),
+  'categories.delete': z.object({ ...forClient, category: categoryId }),
+
+  'pois.map': z.object({
+    ...forClient,
+    south: z.number().min(-90).max(90),
+    north: z.number().min(-90).max(90),
+    west: z.number().min(-180).max(180),
+    east: z.number().min(-180).max(180),
+    zoom: z.number().int().min(0).max(24),
+    q: z.string().max(200).optional(),
+    categories: z.array(categoryId).max(50).optional(),
+  }),
+  'pois.get': z.object({ ...forClient, poi: poiId }),
+  'pois.add': z.object({ ...forClient, fields: addPoiInput }),
+  'pois.update': z.object({ ...forClient, fields: updatePoiInput }),
+  'pois.delete': z.object({ ...forClient, poi: poiId }),
+  'pois.search': z.object({ ...forClient, filter: whereInput }),
+  'warnings.list': z.object({ ...forClient, poi: poiId }),
+
+  'members.list': z.object({ ...forClient, page: pageInput }),
+  'members.register': z.object({ ...forClient, fields: registerInput }),
+  'members.login': z.object({ ...forClient, fields: loginInput }),
+  'members.logout': z.object({ token: z.string().min(1, 'must not be empty').max(100) }),
+  'members.delete': z.object({ ...forClient, memberId: guid }),
+  'members.update': z.object({ ...forClient, memberId: guid, fields: updateMemberInput }),
+
+  'listener.status': z.object({}),
+  'listener.configure': z.object({
+    enabled: z.boolean(),
+    port: z.number().int().min(1, 'must be 1-65535').max(65535, 'must be 1-65535'),
+    scope: z.enum(LISTENER_SCOPES),
+  }),
+
+  'settings.get': z.object({}),
+  'settings.set': z.object({ tileUrl, tileAttribution: z.string().max(500) }),
+} as const satisfies Record<string, z.ZodType>;
+
+export type OpName = keyof typeof operations;
+export type Input<K extends OpName> = z.input<(typeof operations)[K]>;
+export type ValidInput<K extends OpName> = z.output<(typeof operations)[K]>;
+
+/** One cluster of POIs on the map, or one POI when `poi` is set (count 1). */
+export interface MapPoint {
+  lat: number;
+  lng: number;
+  count: number;
+  /** The POI's id when the point is a single POI. */
+  poi?: number;
+  name?: string;
+  /** The zoom at which a cluster breaks apart, for a click that zooms in. */
+  expandZoom?: number;
+}
+
+export interface MapView {
+  points: MapPoint[];
+  /** POIs in the view in all (clusters counted by their members). */
+  total: number;
+}
+
+export interface ListenerStatus {
+  enabled: boolean;
+  port: number;
+  scope: ListenerScope;
+  state: 'stopped' | 'starting' | 'listening' | 'failed';
+  /** Every http:// address it can be reached at, when listening. */
+  addresses: string[];
+  error: string | null;
+  /** False when the listener was started from the command line and the console may not change it. */
+  configurable: boolean;
+}
+
+export interface Settings {
+  tileUrl: string;
+  tileAttribution: string;
+}
+
+export interface Outputs {
+  'clients.list': ClientSummary[];
+  'clients.create': NewClient;
+  'clients.setImplicitFlow': ClientSummary;
+  'clients.rotateToken': { client_id: string; admin_token: string };
+  'categories.list': CategoryReply[];
+  'categories.add': CategoryReply;
+  'categories.update': CategoryReply;
+  'categories.delete': OkBody;
+  'pois.map': MapView;
+  'pois.get': PoiReply;
+  'pois.add': PoiReply;
+  'pois.update': PoiReply;
+  'pois.delete': OkBody;
+  'pois.search': PoiReply[];
+  'warnings.list': WarningReply[];
+  'members.list': UserReply[];
+  'members.register': UserReply;
+  'members.login': UserReply;
+  'members.logout': OkBody;
+  'members.delete': OkBody;
+  'members.update': OkBody;
+  'listener.status': ListenerStatus;
+  'listener.configure': ListenerStatus;
+  'settings.get': Settings;
+  'settings.set': Settings;
+}
+export type Output<K extends OpName> = Outputs[K];
+
+/** Every answer, over IPC and over HTTP alike. */
+export type Answer<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
+
+/** What the preload exposes on `window.poiConsole`, and what the browser build implements over fetch. */
+export interface ConsoleBridge {
+  invoke<K extends OpName>(op: K, input: Input<K>): Promise<Answer<Output<K>>>;
+}
+
+export const isOpName = (name: string): name is OpName => Object.hasOwn(operations, name);
+
+/** The name the preload exposes the bridge under, and the IPC channel it uses. */
+export const BRIDGE_GLOBAL = 'poiConsole';
+export const IPC_CHANNEL = 'console:invoke';
