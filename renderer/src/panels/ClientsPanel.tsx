@@ -21,8 +21,8 @@ export function ClientsPanel({ selected, onSelect }: ClientsPanelProps) {
   return (
     <section className="panel admin-panel" aria-labelledby={titleId}>
       <h2 id={titleId}>Client applications</h2>
-      <AdminToken />
-      <CreateClient onCreated={onSelect} />
+      <AdminToken onSelect={onSelect} />
+      <CreateClient />
       {clients.isPending && <p>Loading client applications…</p>}
       {clients.isError && <FormError error={clients.error.message} />}
       {clients.isSuccess &&
@@ -39,9 +39,17 @@ export function ClientsPanel({ selected, onSelect }: ClientsPanelProps) {
   );
 }
 
-function AdminToken() {
+/**
+ * The token just issued. After a creation, the new client is selected when the operator is done
+ * with the token: selecting a client takes the app to another panel, which would hide it unseen.
+ */
+function AdminToken({ onSelect }: { onSelect: (clientId: string) => void }) {
   const revealed = useRevealedToken();
   if (!revealed) return null;
+  const done = () => {
+    revealToken(undefined);
+    if (revealed.reason === 'created') onSelect(revealed.clientId);
+  };
   return (
     <div className="secret" data-testid="admin-token" role="region" aria-label="Administrator token">
       <p>
@@ -52,19 +60,19 @@ function AdminToken() {
       </p>
       <p className="note">
         It is shown only now, because only its hash is stored: copy it and keep it safe. If it is lost, rotate it.
-        {revealed.reason === 'rotated' && ' The previous token no longer works.'}
+        {revealed.reason === 'rotated' ? ' The previous token no longer works.' : ' Once it is saved, select the new client below.'}
       </p>
       <div className="actions">
         <CopyButton label="Copy token" value={revealed.token} />
-        <button type="button" onClick={() => revealToken(undefined)}>
-          Hide token
+        <button type="button" onClick={done}>
+          {revealed.reason === 'created' ? 'Done, select this client' : 'Hide token'}
         </button>
       </div>
     </div>
   );
 }
 
-function CreateClient({ onCreated }: { onCreated: (clientId: string) => void }) {
+function CreateClient() {
   const create = useOp('clients.create', () => [keys.clients]);
   const [name, setName] = useState('');
   const [implicitFlow, setImplicitFlow] = useState(false);
@@ -80,7 +88,6 @@ function CreateClient({ onCreated }: { onCreated: (clientId: string) => void }) 
           revealToken({ clientId: client.client_id, clientName: client.name, token: client.admin_token, reason: 'created' });
           setName('');
           setImplicitFlow(false);
-          onCreated(client.client_id);
         },
       },
     );
@@ -105,8 +112,15 @@ function ClientItem({ client, selected, onSelect }: { client: ClientSummary; sel
   const setFlow = useOp('clients.setImplicitFlow', () => [keys.clients]);
   const rotate = useOp('clients.rotateToken', () => []);
   const errors = formErrors(setFlow.error ?? rotate.error, []);
-  // While the change is on its way, show what was asked for.
-  const implicitFlow = setFlow.isPending ? setFlow.variables.enabled : client.implicit_flow;
+  // While the change is on its way (until the list is read again), show what was asked for.
+  const [asked, setAsked] = useState<boolean | undefined>();
+  const implicitFlow = asked ?? client.implicit_flow;
+
+  const onFlow = (enabled: boolean) => {
+    if (setFlow.isPending) return;
+    setAsked(enabled);
+    setFlow.mutate({ clientId: client.client_id, enabled }, { onSettled: () => setAsked(undefined) });
+  };
 
   const onRotate = () => {
     if (rotate.isPending) return;
@@ -137,9 +151,7 @@ function ClientItem({ client, selected, onSelect }: { client: ClientSummary; sel
           label="Implicit Flow"
           checked={implicitFlow}
           describedBy={nameId}
-          onChange={(enabled) => {
-            if (!setFlow.isPending) setFlow.mutate({ clientId: client.client_id, enabled });
-          }}
+          onChange={onFlow}
         />
         <div className="actions">
           <CopyButton label="Copy api_key" value={client.client_id} describedBy={nameId} />

@@ -34,7 +34,7 @@ export function SearchPanel({ clientId, filter, onFilter, onPick, onAddAtCentre 
           <label htmlFor="search-q">Search (name and description)</label>
           <div className="field-row">
             <input id="search-q" type="search" value={q} maxLength={200} onChange={(e) => setQ(e.target.value)} />
-            <button type="submit">Search</button>
+            <button type="submit">Find</button>
           </div>
         </div>
         <div className="field">

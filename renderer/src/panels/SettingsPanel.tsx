@@ -1,6 +1,7 @@
 import './panels.css';
 import { useId, useState, type FormEvent } from 'react';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type Settings } from '../../../shared/contract';
+import { tileImageSource } from '../../../shared/tiles';
 import { keys, useOp, useSettings } from '../queries';
 import { Field, FormError } from '../ui/Field';
 import { formErrors } from './formErrors';
@@ -28,7 +29,13 @@ function SettingsForm({ initial }: { initial: Settings }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (save.isPending) return;
-    save.mutate({ tileUrl: form.tileUrl.trim(), tileAttribution: form.tileAttribution });
+    const next = { tileUrl: form.tileUrl.trim(), tileAttribution: form.tileAttribution };
+    save.mutate(next, {
+      // The page's Content-Security-Policy names the tile server: a new server needs a new page.
+      onSuccess: () => {
+        if (tileImageSource(next.tileUrl) !== tileImageSource(initial.tileUrl)) window.location.reload();
+      },
+    });
   };
 
   return (
@@ -68,7 +75,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
         </button>
       </div>
       <p role="status" className="done">
-        {save.isSuccess ? 'Settings saved' : ''}
+        {save.isSuccess ? 'Settings saved (a new tile server reloads the page to allow its images)' : ''}
       </p>
     </form>
   );

@@ -8,8 +8,8 @@ export interface RevealedToken {
   reason: 'created' | 'rotated';
 }
 
-// Kept outside the component so that a remount (the app switching panels when it selects the new
-// client) does not lose the one chance to see the token. Memory only: never stored anywhere.
+// Kept outside the component so that leaving the panel (another tab, a client selected) does not
+// lose the one chance to see the token: it stays until dismissed. Memory only, never persisted.
 let current: RevealedToken | undefined;
 const listeners = new Set<() => void>();
 

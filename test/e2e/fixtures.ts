@@ -1,0 +1,43 @@
+/// <reference lib="dom" />
+import { test as base, expect, type Page } from '@playwright/test';
+import { e2eInfo, type E2eInfo } from './info.js';
+
+/** Calls the service's own HTTP API (for setup), the way a device on the LAN would. */
+export async function api(path: string, params: Record<string, string | number>, base: string): Promise<Record<string, unknown>> {
+  const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  const response = await fetch(`${base}${path}?${qs}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** Calls a console operation with the console token, as the UI does. */
+export async function consoleOp<T>(page: Page, op: string, input: unknown): Promise<T> {
+  const response = await page.request.post(`/console/api/${op}`, { data: input });
+  const answer = (await response.json()) as { ok: boolean; value: T; error: unknown };
+  if (!answer.ok) throw new Error(`${op} refused: ${JSON.stringify(answer.error)}`);
+  return answer.value;
+}
+
+export const test = base.extend<{ app: Page; info: E2eInfo }>({
+  info: async ({}, use) => {
+    await use(e2eInfo());
+  },
+  /** The admin UI, opened through its tokened URL, with tile servers unreachable (as offline). */
+  app: async ({ page, info }, use) => {
+    await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
+    await page.goto(info.url);
+    await expect(page.locator('.leaflet-container')).toBeVisible();
+    await expect(page.locator('.leaflet-container')).toHaveAttribute('data-points-drawn', /\d+/);
+    await use(page);
+  },
+});
+
+export { expect };
+
+/** Moves the map so that (lat, lng) is at the centre at the given zoom (through the #map= hash). */
+export async function centreOn(page: Page, lat: number, lng: number, zoom: number): Promise<void> {
+  const before = await page.evaluate(() => performance.getEntriesByName('poi-map-drawn').length);
+  await page.evaluate(([la, ln, z]) => {
+    location.hash = `#map=${z}/${la}/${ln}`;
+  }, [lat, lng, zoom] as const);
+  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('poi-map-drawn').length)).toBeGreaterThan(before);
+}

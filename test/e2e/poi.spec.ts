@@ -1,0 +1,99 @@
+/// <reference lib="dom" />
+import { centreOn, expect, test } from './fixtures.js';
+
+test.describe.configure({ mode: 'serial' });
+
+test('add a POI by clicking the map, see its generated address, edit it, clear a field, move it, delete it', async ({ app: page }) => {
+  await centreOn(page, 40.4169, -3.7035, 15);
+  // Click the map where Puerta del Sol is (the centre of the map).
+  const map = page.locator('.leaflet-container');
+  const box = (await map.boundingBox())!;
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+
+  const form = page.getByRole('form', { name: 'Add POI' });
+  await expect(form).toBeVisible();
+  const lat = Number(await form.getByLabel('Latitude', { exact: true }).inputValue());
+  const lng = Number(await form.getByLabel('Longitude', { exact: true }).inputValue());
+  expect(lat).toBeCloseTo(40.4169, 2);
+  expect(lng).toBeCloseTo(-3.7035, 2);
+
+  await form.getByLabel('Name', { exact: true }).fill('Kilometre zero');
+  await form.getByLabel('Description', { exact: true }).fill('The centre of the radial roads of Spain');
+  await form.getByLabel('Categories', { exact: true }).selectOption(['7']);
+  await form.getByLabel('Phone', { exact: true }).fill('+34 900 000 000');
+  await expect(form.getByLabel('Fill empty address fields from the position (geocode)', { exact: true })).toBeChecked();
+  await page.screenshot({ path: 'test/e2e/screenshots/add-form.png' });
+  await form.getByRole('button', { name: 'Save POI' }).click();
+
+  const details = page.getByRole('region', { name: 'POI details' });
+  await expect(details.getByTestId('poi-title')).toHaveText('Kilometre zero');
+  await expect(details.locator('[data-field="city"]')).toHaveText('Madrid');
+  await expect(details.locator('[data-field="country"]')).toHaveText('Spain');
+  await expect(page.locator('.leaflet-marker-icon[title="Kilometre zero"]')).toBeVisible();
+
+  // Edit: rename, and clear the description with its clear button.
+  await details.getByRole('button', { name: 'Edit' }).click();
+  const edit = page.getByRole('form', { name: 'Edit POI' });
+  await edit.getByLabel('Name', { exact: true }).fill('Puerta del Sol, km 0');
+  await edit.getByRole('button', { name: 'Clear Description' }).click();
+  await expect(edit.getByLabel('Description', { exact: true })).toHaveValue('');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(details.getByTestId('poi-title')).toHaveText('Puerta del Sol, km 0');
+  await expect(details.locator('[data-field="desc"]')).toHaveText('—');
+  await expect(details.locator('[data-field="phone"]')).toHaveText('+34 900 000 000');
+
+  // The server refuses an empty name: the error sits next to the Name field.
+  await details.getByRole('button', { name: 'Edit' }).click();
+  await edit.getByLabel('Name', { exact: true }).fill('');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit.locator('.field-error').filter({ has: page.getByLabel('Name', { exact: true }) }).getByRole('alert')).toContainText('cannot be deleted');
+  await edit.getByRole('button', { name: 'Cancel' }).click();
+
+  // Move: drag the marker, confirm.
+  const marker = page.locator('.leaflet-marker-icon[title="Puerta del Sol, km 0"]');
+  const from = (await marker.boundingBox())!;
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(from.x + from.width / 2 + 60, from.y + from.height / 2 + 40, { steps: 8 });
+  await page.mouse.up();
+  await expect(details.locator('dd').first()).not.toContainText(String(lat.toFixed(4)));
+  await expect
+    .poll(async () => {
+      const text = (await details.locator('dd').first().textContent()) ?? '';
+      return Number(text.split(',')[1]);
+    })
+    .toBeGreaterThan(lng);
+
+  // Delete, confirming.
+  page.once('dialog', (dialog) => void dialog.accept());
+  await details.getByRole('button', { name: 'Delete POI' }).click();
+  await expect(page.locator('.leaflet-marker-icon[title="Puerta del Sol, km 0"]')).toHaveCount(0);
+});
+
+test('a POI name is shown as text, never run', async ({ app: page, info }) => {
+  const evil = '<img src=x onerror="window.__xss=1">';
+  let dialogs = 0;
+  page.on('dialog', (d) => {
+    dialogs++;
+    void d.dismiss();
+  });
+  const r = await fetch(
+    `${new URL(info.url).origin}/console/api/pois.add`,
+    { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer e2e-console-token-not-secret` }, body: JSON.stringify({ clientId: info.clientId, fields: { lat: 48.8584, lng: 2.2945, name: evil, desc: '<script>window.__xss=2</script>', categories: [7] } }) },
+  );
+  expect(r.status).toBe(200);
+  await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Search' }).click();
+  await page.getByLabel('Search (name and description)', { exact: true }).fill('onerror');
+  await page.getByRole('button', { name: 'Find' }).click();
+  const result = page.getByRole('list', { name: 'Search results' }).getByRole('button');
+  await expect(result).toHaveText(evil);
+  await result.click();
+  const details = page.getByRole('region', { name: 'POI details' });
+  await expect(details.getByTestId('poi-title')).toHaveText(evil);
+  await expect(details.locator('[data-field="desc"]')).toHaveText('<script>window.__xss=2</script>');
+  await expect(page.locator('.leaflet-marker-icon').and(page.locator(`[title="${evil.replace(/"/g, '\\"')}"]`))).toHaveCount(1);
+  expect(await page.locator('img[src="x"]').count()).toBe(0);
+  expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
+  expect(dialogs).toBe(0);
+});

@@ -1,0 +1,27 @@
+import { api, centreOn, expect, test } from './fixtures.js';
+
+/** The README's picture of the map: a few hundred POIs around Madrid, clustered. */
+test('screenshot: the map with POIs', async ({ app: page, info }) => {
+  const base = new URL(info.url).origin.replace(/:\d+$/, '');
+  expect(base).toBe('http://127.0.0.1');
+  const add = (lat: number, lng: number, name: string) =>
+    page.request.post('/console/api/pois.add', { data: { clientId: info.clientId, fields: { lat, lng, name, categories: [1] } } });
+  const places: Array<[number, number, string]> = [
+    [40.4169, -3.7035, 'Puerta del Sol'],
+    [40.4138, -3.6921, 'Museo del Prado'],
+    [40.4153, -3.6845, 'Parque del Retiro'],
+    [40.418, -3.7143, 'Palacio Real'],
+    [40.4237, -3.7122, 'Templo de Debod'],
+    [40.4203, -3.7058, 'Gran Vía'],
+  ];
+  for (const [lat, lng, name] of places) expect((await add(lat, lng, name)).ok()).toBe(true);
+  for (let i = 0; i < 200; i++) {
+    const angle = (i * 137.5 * Math.PI) / 180;
+    const r = 0.01 + 0.12 * Math.sqrt(i / 200);
+    expect((await add(40.42 + r * Math.sin(angle), -3.7 + r * 1.3 * Math.cos(angle), `Sample POI ${i + 1}`)).ok()).toBe(true);
+  }
+  await centreOn(page, 40.42, -3.7, 11);
+  await expect(page.locator('.poi-cluster').first()).toBeVisible();
+  await page.screenshot({ path: 'test/e2e/screenshots/map.png' });
+  void api;
+});
