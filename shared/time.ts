@@ -22,9 +22,12 @@ export function parseIsoWithOffset(text: string): ParsedInstant | null {
   ];
   const millis = m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
-  const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-  // Date.UTC rolls 31 February over into March: refuse instead.
-  if (new Date(local).getUTCDate() !== day) return null;
+  // Date.UTC reads years 0-99 as 1900-1999: set the full year explicitly.
+  const date = new Date(Date.UTC(2000, 0, 1, hour, minute, second, millis));
+  date.setUTCFullYear(year, month - 1, day);
+  const local = date.getTime();
+  // 31 February would roll over into March: refuse instead.
+  if (date.getUTCDate() !== day) return null;
   let offsetMinutes = 0;
   if (m[8] !== 'Z') {
     const oh = Number(m[10]);

@@ -9,7 +9,9 @@ import { defaultDataDir, PRODUCT_NAME } from '../main/data-dir.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
+// One process, tsx as a loader: signals reach our code directly (the tsx CLI would relay them).
+const node = process.execPath;
+const tsxArgs = (...args: string[]): string[] => ['--import', 'tsx', ...args];
 const dirs: string[] = [];
 const tempDir = (): string => {
   const d = mkdtempSync(join(tmpdir(), 'poi-cli-'));
@@ -19,7 +21,7 @@ const tempDir = (): string => {
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const cli = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
-  const { stdout } = await run(tsx, ['main/cli.ts', ...args], { cwd: root, env: { ...process.env, ...env } });
+  const { stdout } = await run(node, tsxArgs('main/cli.ts', ...args), { cwd: root, env: { ...process.env, ...env } });
   return JSON.parse(stdout) as unknown;
 };
 
@@ -53,18 +55,18 @@ describe('the CLI', () => {
   });
 
   it('fails with a message and a non-zero code on bad usage', async () => {
-    await expect(run(tsx, ['main/cli.ts', 'client', 'add'], { cwd: root, env: { ...process.env, POI_DATA_DIR: tempDir() } })).rejects.toMatchObject({
+    await expect(run(node, tsxArgs('main/cli.ts', 'client', 'add'), { cwd: root, env: { ...process.env, POI_DATA_DIR: tempDir() } })).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('--name'),
     });
-    await expect(run(tsx, ['main/cli.ts', 'bogus'], { cwd: root })).rejects.toMatchObject({ code: 2 });
+    await expect(run(node, tsxArgs('main/cli.ts', 'bogus'), { cwd: root })).rejects.toMatchObject({ code: 2 });
   });
 
   it('serves the API on the port asked, and stops cleanly on SIGTERM', async () => {
     const data = tempDir();
     const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as { admin_token: string };
     const port = await freePort();
-    const child = spawn(tsx, ['main/cli.ts', 'serve', '--data', data, '--port', String(port)], { cwd: root });
+    const child = spawn(node, tsxArgs('main/cli.ts', 'serve', '--data', data, '--port', String(port)), { cwd: root });
     const output = await new Promise<string>((resolve, reject) => {
       let text = '';
       child.stdout.on('data', (c: Buffer) => {
@@ -86,7 +88,7 @@ describe('the CLI', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      await expect(run(tsx, ['main/cli.ts', 'serve', '--data', tempDir(), '--port', String(port)], { cwd: root })).rejects.toMatchObject({
+      await expect(run(node, tsxArgs('main/cli.ts', 'serve', '--data', tempDir(), '--port', String(port)), { cwd: root })).rejects.toMatchObject({
         code: 1,
         stderr: expect.stringContaining(`port ${port} is already in use`),
       });

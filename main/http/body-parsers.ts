@@ -16,6 +16,18 @@ const tooLarge = (limit: number): ServiceError =>
 
 const malformed = (what: string): ServiceError => new ServiceError('MALFORMED_REQUEST', what);
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Bodies must be UTF-8: invalid bytes are refused, not replaced. */
+function strictUtf8(body: string | Buffer): string {
+  if (typeof body === 'string') return body;
+  try {
+    return utf8.decode(body);
+  } catch {
+    throw malformed('the request body is not valid UTF-8');
+  }
+}
+
 /** The API accepts a JSON body as a flat object of scalars, for clients newer than the SDK. */
 export function jsonEntries(value: unknown): Entries {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -51,13 +63,21 @@ function multipartEntries(headers: IncomingHttpHeaders, payload: Readable, limit
       payload.resume();
       reject(error);
     };
+    // busboy would decode invalid UTF-8 into U+FFFD; with file parts refused, the whole body is
+    // text, so checking all of it as it streams in catches every bad field byte-exactly.
+    const check = new TextDecoder('utf-8', { fatal: true });
     payload.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       if (bytes > limit) fail(tooLarge(limit));
+      try {
+        check.decode(chunk, { stream: true });
+      } catch {
+        fail(malformed('the multipart body is not valid UTF-8'));
+      }
     });
-    parser.on('field', (name, value, info) => {
+    parser.on('field', (name: string | undefined, value, info) => {
       if (info.nameTruncated || info.valueTruncated) fail(tooLarge(limit));
-      else entries.push([name, value]);
+      else if (name) entries.push([name, value]);
     });
     parser.on('file', (_name, stream) => stream.resume());
     parser.on('filesLimit', () => fail(malformed('file parts are not accepted; send parameters as fields')));
@@ -82,19 +102,20 @@ export function registerBodyParsers(app: FastifyInstance, limit: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: limit },
+    { parseAs: 'buffer', bodyLimit: limit },
     (_req, body, done) => {
       try {
-        done(null, { entries: parseUrlEncoded(String(body)) } satisfies ParsedBody);
+        done(null, { entries: parseUrlEncoded(strictUtf8(body)) } satisfies ParsedBody);
       } catch (error) {
         done(error instanceof Error ? error : malformed('unreadable body'), undefined);
       }
     },
   );
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: limit }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: limit }, (_req, body, done) => {
     try {
-      if (String(body).trim() === '') throw malformed('the JSON body is empty');
-      done(null, { json: JSON.parse(String(body)) as unknown } satisfies ParsedBody);
+      const text = strictUtf8(body);
+      if (text.trim() === '') throw malformed('the JSON body is empty');
+      done(null, { json: JSON.parse(text) as unknown } satisfies ParsedBody);
     } catch (error) {
       done(error instanceof ServiceError ? error : malformed('the JSON body is not valid JSON'), undefined);
     }

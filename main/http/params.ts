@@ -2,8 +2,8 @@ import { ServiceError, invalid } from '../core/errors.js';
 
 export type Entries = Array<[string, string]>;
 
-/** Names old clients use for the same parameter; the key is what the core knows it as. */
-const ALIASES: Readonly<Record<string, string>> = { oauth_token: 'access_token' };
+/** Names old clients use for the same parameter; the value is what the core knows it as. */
+const ALIASES: ReadonlyMap<string, string> = new Map([['oauth_token', 'access_token']]);
 
 const MAX_PARAMETERS = 200;
 
@@ -22,8 +22,12 @@ export class WireParams {
         if (++count > MAX_PARAMETERS) {
           throw new ServiceError('MALFORMED_REQUEST', `more than ${MAX_PARAMETERS} parameters`);
         }
+        // JSON escapes can carry lone surrogates, which no UTF-8 store can keep.
+        if (!rawName.isWellFormed() || !value.isWellFormed()) {
+          throw new ServiceError('MALFORMED_REQUEST', 'a parameter is not valid Unicode (a lone surrogate)');
+        }
         const lower = rawName.toLowerCase();
-        const name = ALIASES[lower] ?? lower;
+        const name = ALIASES.get(lower) ?? lower;
         const previous = values.get(name);
         if (previous !== undefined && previous !== value) {
           throw new ServiceError('AMBIGUOUS_PARAMETER', `${name} is given more than once with different values`, name);
@@ -66,8 +70,10 @@ export class WireParams {
   }
 
   integer(name: string): number | undefined {
-    const value = this.decimal(name);
-    if (value !== undefined && !Number.isSafeInteger(value)) throw invalid(name, 'must be an integer');
+    const text = this.text(name);
+    if (text === undefined) return undefined;
+    const value = Number(text.trim());
+    if (!DECIMAL.test(text.trim()) || !Number.isSafeInteger(value)) throw invalid(name, 'must be an integer');
     return value;
   }
 

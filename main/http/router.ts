@@ -17,6 +17,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export interface Route {
   path: RegExp;
   methods: Partial<Record<Method, Handler>>;
+  /** These verbs (true: all) need a valid access_token, checked before any parameter. */
+  token?: boolean | readonly Method[];
 }
 
 /** Operations the spec documents as GET were also called with POST by real clients. */
@@ -35,7 +37,7 @@ function decodeSegment(text: string): string {
 }
 
 /** Finds the handler for `/{version}/<resource>.{format}`, or the error that explains why not. */
-export function resolveRoute(routes: readonly Route[], method: string, pathname: string): { handler: Handler; args: string[] } {
+export function resolveRoute(routes: readonly Route[], method: string, pathname: string): { handler: Handler; needsToken: boolean; args: string[] } {
   const shape = SHAPE.exec(pathname);
   if (!shape) {
     throw new ServiceError('NOT_FOUND', 'paths look like /1/<resource>.json');
@@ -58,7 +60,8 @@ export function resolveRoute(routes: readonly Route[], method: string, pathname:
         `${method} is not allowed here; use ${Object.keys(route.methods).join(' or ')}`,
       );
     }
-    return { handler, args: match.slice(1).map(decodeSegment) };
+    const needsToken = route.token === true || (Array.isArray(route.token) && route.token.includes(verb));
+    return { handler, needsToken, args: match.slice(1).map(decodeSegment) };
   }
   throw new ServiceError('NOT_FOUND', `no operation at /${version}/${resource}.${format}`);
 }

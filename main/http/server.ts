@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import { createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { errorBody, type ErrorBody } from '../../shared/errors.js';
 import { ServiceError } from '../core/errors.js';
@@ -75,11 +77,18 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   private readonly routes: Route[];
 
   constructor(
-    core: Core,
+    private readonly core: Core,
     private readonly options: ApiServerOptions = {},
   ) {
     super();
     this.routes = [...userRoutes(core), ...poiRoutes(core)];
+  }
+
+  /** Internal errors go to `error` listeners, or to stderr when nobody listens (emit would throw). */
+  private report(error: unknown): void {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    if (this.listenerCount('error') > 0) this.emit('error', failure);
+    else console.error('poi api: internal error', failure);
   }
 
   get listening(): boolean {
@@ -90,6 +99,18 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     const limit = this.options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     const app = Fastify({
       logger: false,
+      // Our own server: an HTTP/1.1 request without Host still gets a JSON answer (Node would
+      // refuse it bare), and CONNECT, which Node hands to no route, is answered instead of dropped.
+      serverFactory: (handler) => {
+        const server = createServer({ requireHostHeader: false }, handler);
+        server.on('connect', (_req, socket: Duplex) => {
+          const body = JSON.stringify(errorBody('METHOD_NOT_ALLOWED', 'CONNECT is not allowed'));
+          socket.end(
+            `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          );
+        });
+        return server;
+      },
       bodyLimit: limit,
       return503OnClosing: false,
       // Errors Fastify meets before routing (an undecodable path) get our JSON shape too.
@@ -105,12 +126,31 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       },
     });
     registerBodyParsers(app, limit);
+    // RFC 9112: an HTTP/1.1 request without Host is a 400 (Node's own refusal would not be JSON).
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+        sendError(reply, errorBody('MALFORMED_REQUEST', 'an HTTP/1.1 request needs a Host header'));
+        return reply;
+      }
+      return undefined;
+    });
     app.setErrorHandler((error, _request, reply) => {
       const { body, retryAfter, internal } = toErrorBody(error);
-      if (internal) this.emit('error', error instanceof Error ? error : new Error(String(error)));
+      if (internal) this.report(error);
       sendError(reply, body, retryAfter);
     });
-    app.setNotFoundHandler((_request, reply) => sendError(reply, errorBody('NOT_FOUND', 'no such operation')));
+    // Verbs Fastify routes nowhere (PROPFIND, LOCK...) land here: on an API path they are a 405.
+    app.setNotFoundHandler((request, reply) => {
+      let body = errorBody('NOT_FOUND', 'no such operation');
+      if (this.options.api !== false) {
+        try {
+          resolveRoute(this.routes, request.method, (request.raw.url ?? '/').split('?')[0]!);
+        } catch (error) {
+          if (error instanceof ServiceError) body = error.toBody();
+        }
+      }
+      sendError(reply, body);
+    });
     app.addHook('onResponse', (request, reply, done) => {
       this.emit('request', {
         method: request.method,
@@ -126,10 +166,12 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       const url = request.raw.url ?? '/';
       const q = url.indexOf('?');
       const pathname = q === -1 ? url : url.slice(0, q);
-      const { handler, args } = resolveRoute(this.routes, request.method, pathname);
+      const { handler, needsToken, args } = resolveRoute(this.routes, request.method, pathname);
       const body = request.body as ParsedBody | undefined;
       const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
       const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), entries);
+      // Who is asking comes before what they ask: a bad token is a 401 whatever the parameters.
+      if (needsToken) this.core.tokens.resolve(params.text('access_token'));
       return handler({ params, args, origin: request.ip });
     });
     return app;
@@ -145,7 +187,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     } catch (error) {
       await app.close().catch(() => undefined);
       const failure = error instanceof Error ? error : new Error(String(error));
-      this.emit('error', failure);
+      if (this.listenerCount('error') > 0) this.emit('error', failure);
       throw failure;
     }
     this.app = app;

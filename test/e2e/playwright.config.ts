@@ -21,7 +21,7 @@ export default defineConfig({
     trace: 'off',
   },
   webServer: {
-    command: `node_modules/.bin/tsx test/e2e/server.ts`,
+    command: `node --import tsx test/e2e/server.ts`,
     cwd: '../..',
     url: `http://127.0.0.1:${E2E_PORT}/?token=${E2E_TOKEN}`,
     reuseExistingServer: false,

@@ -93,8 +93,16 @@ export class MembershipApi {
     return userReply(member, session, true);
   }
 
+  /** Revokes a member's token. The administrator token is not logged out: it is rotated. */
   logout(accessToken: string | undefined): OkBody {
     const principal = this.tokens.resolve(accessToken);
+    if (principal.role === 'admin') {
+      throw new ServiceError(
+        'FORBIDDEN',
+        'the administrator token is not logged out; rotate it (client rotate-token) to replace it',
+        'access_token',
+      );
+    }
     this.tokens.revoke(principal.tokenHash);
     return OK_BODY;
   }

@@ -91,7 +91,8 @@ const toPiece = (geo: D3Geo, coordinates: Position[][]): Piece => {
   }
   const lngs = outer.map(([lng = Number.NaN]) => lng);
   const lats = outer.map(([, lat = Number.NaN]) => lat);
-  return { polygon, west: Math.min(...lngs), south: Math.min(...lats), east: Math.max(...lngs), north: Math.max(...lats) };
+  const [west, east, south, north] = [Math.min(...lngs), Math.max(...lngs), Math.min(...lats), Math.max(...lats)];
+  return { polygon, west, south, east, north };
 };
 
 const KM_PER_DEGREE = (Math.PI / 180) * EARTH_RADIUS_KM;
@@ -139,8 +140,8 @@ const coastSamples = async (polygons: readonly Position[][][]): Promise<KDBush> 
 };
 
 /**
- * ~0.1 s of CPU in all, cut into steps of 10-40 ms with a turn of the event loop between them,
- * so that requests and signals are not held up for all of it.
+ * ~0.1 s of CPU in all, cut into steps of at most ~40 ms with a turn of the event loop between
+ * them, so that other requests and signals are not held up for all of it.
  */
 const buildLand = async (): Promise<Land> => {
   await nextTurn();

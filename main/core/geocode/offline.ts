@@ -171,15 +171,16 @@ const cityAt = (t: CityTable, lat: number, lng: number, country: Country | undef
 
 /**
  * Reverse geocoding from data shipped in npm packages (GeoNames cities of 1,000+ people,
- * country-coder's borders, Natural Earth's land), with no network. It knows city and country only: there are no
- * streets or postal codes in this data, so address, cross_street and postal_code stay unset.
+ * country-coder's borders, Natural Earth's land), with no network. It knows city and country
+ * only: there are no streets or postal codes in this data, so address, cross_street and
+ * postal_code stay unset.
  */
 export class OfflineGeocoder implements Geocoder, Warmable {
   /**
    * Builds the shared index now (~0.3 s of CPU) instead of on the first request. The land
-   * polygons stay lazy: only a request that names no city needs them, and they cost 0.1-0.2 s
-   * more of CPU, which kept a server started under tsx from answering a SIGTERM in time when it
-   * was stopped soon after start-up (test/durability.test.ts).
+   * polygons (land.ts) stay lazy: only a request that names no city needs them, and loading
+   * them here too, 0.1-0.2 s more of CPU, made a server stopped soon after start-up miss the
+   * ~60 ms tsx allows for acknowledging a SIGTERM, and exit 143 (test/durability.test.ts).
    */
   async warm(): Promise<void> {
     await loadTable();

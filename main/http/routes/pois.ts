@@ -30,7 +30,7 @@ const filterIds = (p: WireParams, name: string): number[] | undefined => p.idLis
 /** POIs, categories and warnings below /1/pois/ (spec 4.1/4.2 and api-extensions.md). */
 export function poiRoutes(core: Core): Route[] {
   const api = core.poiApi;
-  return [
+  const routes: Route[] = [
     { path: /^pois\/add$/, methods: getOrPost(({ params: p }) => api.add(token(p), poiFields(p))) },
     {
       path: /^pois\/update$/,
@@ -94,4 +94,5 @@ export function poiRoutes(core: Core): Route[] {
       methods: getOrPost(({ params: p }) => api.removeWarnings(token(p), { poi: p.integer('poi'), type: p.text('type') })),
     },
   ];
+  return routes.map((route) => ({ ...route, token: true }));
 }

@@ -16,6 +16,7 @@ export function userRoutes(core: Core): Route[] {
   return [
     {
       path: /^users$/,
+      token: ['GET'],
       methods: {
         POST: ({ params: p, origin }: RequestContext) =>
           api.register(
@@ -34,6 +35,7 @@ export function userRoutes(core: Core): Route[] {
     },
     {
       path: /^users\/login$/,
+      token: ['DELETE'],
       methods: {
         POST: ({ params: p, origin }) =>
           api.login(
@@ -46,6 +48,7 @@ export function userRoutes(core: Core): Route[] {
     },
     {
       path: /^users\/([^/]+)\/show$/,
+      token: true,
       methods: {
         GET: ({ params: p, args }) => api.show(token(p), args[0]!),
         POST: ({ params: p, args }) => api.show(token(p), args[0]!),
@@ -53,6 +56,7 @@ export function userRoutes(core: Core): Route[] {
     },
     {
       path: /^users\/([^/]+)$/,
+      token: true,
       methods: {
         PUT: ({ params: p, args }) => api.update(token(p), args[0]!, updateFields(p)),
         POST: ({ params: p, args }) => api.update(token(p), args[0]!, updateFields(p)),
