@@ -1,4 +1,4 @@
-import { isWarmable } from '../core/geocode/index.js';
+import { warmUp } from '../core/warm-up.js';
 import { createCore } from '../core/service.js';
 import { ListenerControl } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
@@ -40,7 +40,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   const status = await listener.restore();
   if (status.state === 'listening') log(`API listening on ${status.addresses.join(', ')}`);
   if (status.error) log(`API listener: ${status.error}`);
-  if (isWarmable(core.geocoder)) void core.geocoder.warm();
+  void warmUp(core);
   return {
     url: `http://127.0.0.1:${port}/?token=${opts.token}`,
     stop: async () => {

@@ -1,5 +1,5 @@
 import { consoleOptions, fixedListener } from '../app/console.js';
-import { isWarmable } from '../core/geocode/index.js';
+import { warmUp } from '../core/warm-up.js';
 import { createCore } from '../core/service.js';
 import { reachableAddresses } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
@@ -52,8 +52,8 @@ export async function runServe(options: CliOptions): Promise<number> {
   console.log(`Rate limits: ${describeLimits(limits)}`);
   console.log(`API listening on http://${hostForUrl(host)}:${boundPort}/1/`);
   console.log(`Admin UI: http://${hostForUrl(host)}:${boundPort}/?token=${consoleOpts.token}`);
-  // Build the offline geocoding index now rather than in the first add that asks for it.
-  if (isWarmable(core.geocoder)) void core.geocoder.warm();
+  // Build the geocoding index and the map clusters now, not in the first requests that need them.
+  void warmUp(core);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

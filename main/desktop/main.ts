@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { tileImageSource } from '../../shared/tiles.js';
 import { createInvoke } from '../app/console.js';
 import { createCore, type Core } from '../core/service.js';
+import { warmUp } from '../core/warm-up.js';
 import { defaultDataDir, prepareDataDir } from '../data-dir.js';
 import { ListenerControl } from '../http/listener-control.js';
 import { handleConsoleIpc } from './ipc.js';
@@ -66,6 +67,7 @@ app.whenReady().then(async () => {
   handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e)));
   await listener.restore();
   createWindow();
+  void warmUp(opened);
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
   });

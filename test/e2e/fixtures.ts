@@ -32,6 +32,7 @@ export const test = base.extend<{ app: Page; info: E2eInfo }>({
 });
 
 export { expect };
+export type { Page };
 
 /** Moves the map so that (lat, lng) is at the centre at the given zoom (through the #map= hash). */
 export async function centreOn(page: Page, lat: number, lng: number, zoom: number): Promise<void> {

@@ -8,14 +8,13 @@ import { promisify } from 'node:util';
  * The service's CLI run as a separate process, as a user runs it, so a test can crash it for
  * real (SIGKILL) and start it again on the same data folder.
  *
- * `node_modules/.bin/tsx` does not run the script itself: it starts a second node process with
- * its loader and relays SIGINT/SIGTERM to it. A SIGKILL sent to the tsx pid alone would leave
- * that second process serving (reparented to init), still holding the database. So the child is
- * started in a process group of its own and a crash kills the whole group at once.
+ * It runs as one node process with tsx as a loader (`node --import tsx`), as `npm run cli` does,
+ * so signals reach the server itself. It still gets a process group of its own and a crash kills
+ * the whole group, so that no helper process could survive it holding the database.
  */
 
 export const root = join(import.meta.dirname, '..', '..');
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const node = process.execPath;
 const run = promisify(execFile);
 
 export interface NewClient {
@@ -25,7 +24,7 @@ export interface NewClient {
 
 /** `client add --name NAME --data DIR`, spawned without npm so stdout is pure JSON. */
 export async function addClient(dataDir: string, name: string): Promise<NewClient> {
-  const { stdout } = await run(tsx, ['main/cli.ts', 'client', 'add', '--name', name, '--data', dataDir], { cwd: root });
+  const { stdout } = await run(node, ['--import', 'tsx', 'main/cli.ts', 'client', 'add', '--name', name, '--data', dataDir], { cwd: root });
   const parsed = JSON.parse(stdout) as Record<string, unknown>;
   const { client_id, admin_token } = parsed;
   if (typeof client_id !== 'string' || typeof admin_token !== 'string') {
@@ -35,7 +34,7 @@ export async function addClient(dataDir: string, name: string): Promise<NewClien
 }
 
 export interface ChildServer {
-  /** The pid of the tsx process, which leads the process group. */
+  /** The pid of the server process, which leads the process group. */
   readonly pid: number;
   readonly port: number;
   /** `http://127.0.0.1:PORT` */
@@ -44,7 +43,7 @@ export interface ChildServer {
   tail(): string;
   /** SIGKILL to every process of the group; resolves once all are gone and the port is closed. */
   crash(): Promise<void>;
-  /** SIGTERM to tsx (which relays it): the clean stop. Resolves with the exit code. */
+  /** SIGTERM: the clean stop. Resolves with the exit code. */
   stop(): Promise<number | null>;
 }
 
@@ -68,7 +67,7 @@ const TAIL = 8192;
 
 /** `serve --data DIR --port 0`; resolves when the listener has printed its port. */
 export async function startChild(dataDir: string, timeoutMs = 20_000): Promise<ChildServer> {
-  const child: ChildProcess = spawn(tsx, ['main/cli.ts', 'serve', '--data', dataDir, '--port', '0'], {
+  const child: ChildProcess = spawn(node, ['--import', 'tsx', 'main/cli.ts', 'serve', '--data', dataDir, '--port', '0'], {
     cwd: root,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

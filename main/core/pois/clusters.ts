@@ -42,7 +42,7 @@ export class ClusterCache {
     const hit = this.entries.get(key);
     if (hit && hit.generation === this.store.generation) return hit.index;
     const markers: Marker[] = this.store.whereMarkers(clientId, { q, categories, limit: FILTERED_LIMIT });
-    const index = new Supercluster<Props>({ radius: 60, maxZoom: CLUSTER_MAX_ZOOM, minPoints: 2 });
+    const index = new Supercluster<Props>({ radius: 80, maxZoom: CLUSTER_MAX_ZOOM, minPoints: 2 });
     index.load(
       markers.map((m) => ({
         type: 'Feature' as const,
@@ -55,6 +55,17 @@ export class ClusterCache {
     if (this.entries.size > 16) this.entries.clear();
     this.entries.set(key, { generation: this.store.generation, index });
     return index;
+  }
+
+  /**
+   * Builds the unfiltered index of every client ahead of the first map request, one client per
+   * turn of the event loop, so that opening the app does not wait for it.
+   */
+  async warm(clientIds: readonly string[]): Promise<void> {
+    for (const clientId of clientIds) {
+      await new Promise((resolve) => setImmediate(resolve));
+      this.index(clientId, undefined, undefined);
+    }
   }
 
   view(clientId: string, query: MapQuery): MapView {

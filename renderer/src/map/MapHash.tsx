@@ -21,7 +21,7 @@ export function MapHash() {
   useEffect(() => {
     const apply = () => {
       const view = parseMapHash(location.hash);
-      if (view) map.setView([view.lat, view.lng], view.zoom);
+      if (view) map.setView([view.lat, view.lng], view.zoom, { animate: false });
     };
     apply();
     window.addEventListener('hashchange', apply);

@@ -1,10 +1,11 @@
 import L from 'leaflet';
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { GeoJSON, MapContainer, Marker, Pane, TileLayer, useMap, useMapEvents } from 'react-leaflet';
-import type { Input, MapPoint, MapView } from '../../../shared/contract';
+import { useEffect, useState } from 'react';
+import { MapContainer, Marker, Pane, TileLayer, useMap, useMapEvents } from 'react-leaflet';
+import type { Input, MapView } from '../../../shared/contract';
 import { keys, useMapView, useOp, useSettings } from '../queries';
-import { worldCountries } from './basemap';
-import { clusterIcon, draftIcon, poiIcon } from './icons';
+import { Basemap } from './Basemap';
+import { draftIcon } from './icons';
+import { PointsLayer } from './PointsLayer';
 import { MapHash } from './MapHash';
 
 export interface Focus {
@@ -27,8 +28,7 @@ interface Props {
   onCentre: (centre: { lat: number; lng: number }) => void;
 }
 
-const countries = worldCountries();
-const BASEMAP_STYLE = { color: '#8a8a7a', weight: 0.6, fillColor: '#efeadf', fillOpacity: 1 };
+
 
 function viewOf(map: L.Map): Omit<View, 'q' | 'categories'> {
   const b = map.getBounds();
@@ -74,48 +74,6 @@ function FocusOn({ focus }: { focus: Focus | undefined }) {
   return null;
 }
 
-function PoiMarker({ point, selected, clientId, onSelect }: { point: MapPoint; selected: boolean; clientId: string; onSelect: (poi: number) => void }) {
-  const ref = useRef<L.Marker>(null);
-  const move = useOp('pois.update', () => [keys.pois(clientId)]);
-  const handlers = useMemo<L.LeafletEventHandlerFnMap>(
-    () => ({
-      click: () => onSelect(point.poi!),
-      dragend: () => {
-        const marker = ref.current;
-        if (!marker) return;
-        const to = marker.getLatLng().wrap();
-        if (window.confirm(`Move “${point.name ?? 'this POI'}” to ${to.lat.toFixed(5)}, ${to.lng.toFixed(5)}?`)) {
-          move.mutate({ clientId, fields: { poi: point.poi!, lat: to.lat, lng: to.lng } });
-        } else {
-          marker.setLatLng([point.lat, point.lng]);
-        }
-      },
-    }),
-    [point, clientId, onSelect, move],
-  );
-  return (
-    <Marker
-      ref={ref}
-      position={[point.lat, point.lng]}
-      icon={poiIcon(selected)}
-      draggable
-      keyboard
-      title={point.name ?? ''}
-      alt={point.name ?? ''}
-      eventHandlers={handlers}
-    />
-  );
-}
-
-function ClusterMarker({ point }: { point: MapPoint }) {
-  const map = useMap();
-  const handlers = useMemo<L.LeafletEventHandlerFnMap>(
-    () => ({ click: () => map.setView([point.lat, point.lng], Math.max(point.expandZoom ?? map.getZoom() + 2, map.getZoom() + 1)) }),
-    [map, point],
-  );
-  return <Marker position={[point.lat, point.lng]} icon={clusterIcon(point.count)} title={`${point.count} POIs: zoom in`} eventHandlers={handlers} />;
-}
-
 /**
  * Marks each moment a new answer's points are on screen (`poi-map-drawn`, and the first one as
  * `poi-map-first-draw`): the benchmark and the tests time the map by these marks.
@@ -144,23 +102,23 @@ export function PoiMap(props: Props) {
     ...(props.filter.categories.length ? { categories: props.filter.categories } : {}),
   };
   const points = useMapView(props.clientId, query);
+  const update = useOp('pois.update', () => [keys.pois(props.clientId)]);
+  const move = (poi: number, name: string, lat: number, lng: number): boolean => {
+    if (!window.confirm(`Move “${name || 'this POI'}” to ${lat.toFixed(5)}, ${lng.toFixed(5)}?`)) return false;
+    update.mutate({ clientId: props.clientId, fields: { poi, lat, lng } });
+    return true;
+  };
 
   return (
     <MapContainer className="map" center={[40.4169, -3.7035]} zoom={5} minZoom={2} worldCopyJump keyboard aria-label="Map of points of interest">
       <Pane name="basemap" style={{ zIndex: 150 }}>
-        <GeoJSON data={countries} style={BASEMAP_STYLE} interactive={false} />
+        <Basemap pane="basemap" />
       </Pane>
       {settings.data && <TileLayer key={settings.data.tileUrl} url={settings.data.tileUrl} attribution={settings.data.tileAttribution} />}
       <ViewTracker onView={setView} onClick={props.onMapClick} onCentre={props.onCentre} />
       <FocusOn focus={props.focus} />
       <MapHash />
-      {points.data?.points.map((p) =>
-        p.poi !== undefined ? (
-          <PoiMarker key={`p${p.poi}:${p.name ?? ""}`} point={p} selected={p.poi === props.selected} clientId={props.clientId} onSelect={props.onSelect} />
-        ) : (
-          <ClusterMarker key={`c${p.lat},${p.lng},${p.count}`} point={p} />
-        ),
-      )}
+      <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={move} />
       {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
       <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
     </MapContainer>
