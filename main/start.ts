@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { startBrowserMode } from './app/browser-mode.js';
 import { buildDesktop } from './build/desktop.js';
+import { electronBinary } from './build/electron-binary.js';
 import { buildRenderer, rendererIsStale } from './build/renderer.js';
 import { defaultDataDir, prepareDataDir } from './data-dir.js';
 
@@ -11,15 +11,6 @@ import { defaultDataDir, prepareDataDir } from './data-dir.js';
  * installed. Where it is not (an optional dependency whose download needs internet), it says so
  * in one line and serves the same UI and core in browser mode on 127.0.0.1.
  */
-function electronBinary(): string | undefined {
-  try {
-    const path: unknown = createRequire(import.meta.url)('electron');
-    return typeof path === 'string' ? path : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 async function main(): Promise<void> {
   if (rendererIsStale()) {
     console.log('Building the admin UI...');

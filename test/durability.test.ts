@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { addClient, killAllChildren, sleep, startChild, type ChildServer } from './support/child-server.js';
 import { checkDatabase, checkServed, startAddLoad, warmUp, type SentPoi } from './support/poi-load.js';
+import { prng } from './bench/stats.js';
 
 /**
  * Every write the service acknowledged survives a crash. A child process serves the API on a
@@ -23,17 +24,8 @@ const ROUNDS = 4;
 const WORKERS = 16;
 const KILL_AFTER_MS: readonly [number, number] = [300, 1500];
 
-/** mulberry32: a small seeded generator, so a failing schedule can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator, so a failing schedule can be replayed. */
+const random = prng;
 
 const dirs: string[] = [];
 let running: ChildServer | undefined;

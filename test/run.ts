@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildRenderer } from '../main/build/renderer.js';
 import { findChromium } from './e2e/find-chromium.js';
@@ -22,6 +22,26 @@ const tally = { passed: 0, failed: 0, skipped: 0 };
 let ok = true;
 
 const bin = (name: string): string => join(root, 'node_modules', '.bin', name);
+
+/** Strict TypeScript first: a type error fails the run like a failed test. */
+function typecheck(): boolean {
+  // Electron's types come with its optional package, absent where its download failed.
+  const desktop = existsSync(join(root, 'node_modules', 'electron', 'electron.d.ts'));
+  const configs = [desktop ? 'tsconfig.json' : 'test/tsconfig.no-desktop.json', 'renderer/tsconfig.json'];
+  if (!desktop) {
+    console.log('typecheck: main/desktop skipped: electron (an optional dependency) is not installed here, so its types are missing');
+  }
+  return configs.every((config) => spawnSync(bin('tsc'), ['--noEmit', '-p', config], { cwd: root, stdio: 'inherit' }).status === 0);
+}
+
+if (vitestArgs.length === 0) {
+  if (typecheck()) console.log('typecheck: passed');
+  else {
+    console.error('typecheck: failed');
+    tally.failed += 1;
+    ok = false;
+  }
+}
 
 if (!e2eOnly) {
   const out = join(results, 'vitest.json');

@@ -1,19 +1,9 @@
 /// <reference lib="dom" />
 import { _electron as electron, expect, test } from '@playwright/test';
 import { mkdtempSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-/** The Electron binary, where one is installed (electron is an optional dependency). */
-function electronBinary(): string | undefined {
-  try {
-    const path: unknown = createRequire(import.meta.url)('electron');
-    return typeof path === 'string' ? path : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { electronBinary } from '../../main/build/electron-binary.js';
 
 const binary = electronBinary();
 
