@@ -3,17 +3,107 @@ import { useEffect } from 'react';
 import { useMap } from 'react-leaflet';
 import { worldCountries } from './basemap';
 
-const STYLE = { color: '#8a8a7a', weight: 0.6, fillColor: '#efeadf', fillOpacity: 1 };
+const LAND = '#efeadf';
+const BORDER = '#8a8a7a';
+
+/** A polygon's rings in Web Mercator units of the whole world ([0, 1] both ways), with its box. */
+interface Shape {
+  rings: Float64Array[];
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+}
+
+const MAX_LAT = 85.0511287798;
+
+function project(lng: number, lat: number): [number, number] {
+  const clamped = Math.max(-MAX_LAT, Math.min(MAX_LAT, lat));
+  const sin = Math.sin((clamped * Math.PI) / 180);
+  return [(lng + 180) / 360, 0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI)];
+}
+
+/** Projects every country once, so that drawing a tile is only scaling and translating. */
+function buildShapes(): Shape[] {
+  const shapes: Shape[] = [];
+  for (const feature of worldCountries().features) {
+    const g = feature.geometry;
+    const polygons = g.type === 'Polygon' ? [g.coordinates] : g.type === 'MultiPolygon' ? g.coordinates : [];
+    for (const polygon of polygons) {
+      const shape: Shape = { rings: [], minX: 1, minY: 1, maxX: 0, maxY: 0 };
+      for (const ring of polygon) {
+        const flat = new Float64Array(ring.length * 2);
+        ring.forEach(([lng, lat], i) => {
+          const [x, y] = project(lng!, lat!);
+          flat[2 * i] = x;
+          flat[2 * i + 1] = y;
+          shape.minX = Math.min(shape.minX, x);
+          shape.maxX = Math.max(shape.maxX, x);
+          shape.minY = Math.min(shape.minY, y);
+          shape.maxY = Math.max(shape.maxY, y);
+        });
+        shape.rings.push(flat);
+      }
+      shapes.push(shape);
+    }
+  }
+  return shapes;
+}
 
 /**
- * The offline world basemap under the tiles. About 100,000 vertices: as SVG every zoom rebuilt
- * thousands of path strings in the DOM; drawn on one canvas it redraws several times faster.
+ * The offline world basemap (Natural Earth countries, bundled) drawn as canvas tiles under the
+ * map's tile layer: each 256-pixel tile draws only the countries that touch it, and Leaflet keeps
+ * tiles it has drawn, so a pan draws only the new edge and a zoom only one screen of tiles.
  */
+class CountryTiles extends L.GridLayer {
+  private shapes: Shape[] | undefined;
+
+  /**
+   * Tiles are drawn asynchronously (`done`), after the frame that shows the POIs: Leaflet keeps
+   * the previous tiles on screen until the new ones are ready, so nothing flashes blank.
+   */
+  protected override createTile(coords: L.Coords, done: L.DoneCallback): HTMLElement {
+    const size = this.getTileSize();
+    const ratio = window.devicePixelRatio || 1;
+    const canvas = document.createElement('canvas');
+    canvas.width = size.x * ratio;
+    canvas.height = size.y * ratio;
+    setTimeout(() => {
+      this.draw(canvas, coords, size, ratio);
+      done(undefined, canvas);
+    }, 0);
+    return canvas;
+  }
+
+  private draw(canvas: HTMLCanvasElement, coords: L.Coords, size: L.Point, ratio: number): void {
+    this.shapes ??= buildShapes();
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return;
+    const scale = 2 ** coords.z;
+    const [x0, y0] = [coords.x / scale, coords.y / scale];
+    const [x1, y1] = [(coords.x + 1) / scale, (coords.y + 1) / scale];
+    const px = size.x * scale * ratio;
+    ctx.fillStyle = LAND;
+    ctx.strokeStyle = BORDER;
+    ctx.lineWidth = 0.6 * ratio;
+    for (const shape of this.shapes) {
+      if (shape.maxX < x0 || shape.minX > x1 || shape.maxY < y0 || shape.minY > y1) continue;
+      ctx.beginPath();
+      for (const ring of shape.rings) {
+        ctx.moveTo((ring[0]! - x0) * px, (ring[1]! - y0) * px);
+        for (let i = 2; i < ring.length; i += 2) ctx.lineTo((ring[i]! - x0) * px, (ring[i + 1]! - y0) * px);
+        ctx.closePath();
+      }
+      ctx.fill('evenodd');
+      ctx.stroke();
+    }
+  }
+}
+
 export function Basemap({ pane }: { pane: string }) {
   const map = useMap();
   useEffect(() => {
-    const options: L.GeoJSONOptions & L.PathOptions = { style: () => STYLE, interactive: false, renderer: L.canvas({ pane }), pane };
-    const layer = L.geoJSON(worldCountries(), options).addTo(map);
+    const layer = new CountryTiles({ pane, updateWhenZooming: false, keepBuffer: 4 }).addTo(map);
     return () => {
       layer.remove();
     };
