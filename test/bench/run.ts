@@ -1,16 +1,79 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchHttp } from './http-bench.js';
+import { benchMemory } from './memory.js';
 import { benchPois } from './pois.js';
+import { buildRows, HEADERS, renderTable } from './table.js';
+import { findWrk } from './wrk.js';
 
-/** `npm run bench [-- --pois N]`: prints the figures and writes them under test/bench/results/. */
-const { values } = parseArgs({ options: { pois: { type: 'string', default: '1000000' } } });
-const count = Number(values.pois);
+/**
+ * `npm run bench [-- --quick] [-- --pois N] [-- --only http,pois,memory]`: measures the HTTP API
+ * against a bare node:http server, login, the POI queries on N POIs (default 1,000,000; 100,000
+ * with --quick) and the serving process's memory on them; prints one table and writes it, with
+ * every run, as JSON under test/bench/results/. HTTP loads come from wrk when it is on the PATH
+ * (BENCH_NO_WRK=1 forces the Node generator). To see where the server spends its time:
+ * `tsx test/bench/profile.ts --kind get|add`.
+ */
+const { values } = parseArgs({
+  options: {
+    pois: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
+const quick = values.quick === true;
+const count = Number(values.pois ?? (quick ? 100_000 : 1_000_000));
 if (!Number.isInteger(count) || count < 1000) throw new Error('--pois must be an integer of at least 1000');
+const only = new Set((values.only ?? 'http,pois,memory').split(','));
+const plan = quick
+  ? { seconds: 3, warmup: 1, repeats: 3, loginSeconds: 3, memorySeconds: 3 }
+  : { seconds: 10, warmup: 2, repeats: 3, loginSeconds: 5, memorySeconds: 10 };
+const connections = 32;
 
-const pois = benchPois(count);
-const dir = join(import.meta.dirname, 'results');
-mkdirSync(dir, { recursive: true });
-const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, pois }, null, 2));
-console.log(`results written to ${file}`);
+const scratch = mkdtempSync(join(tmpdir(), 'poi-bench-http-'));
+const started = Date.now();
+const loadAtStart = loadavg();
+const cleanup = (): void => rmSync(scratch, { recursive: true, force: true });
+process.once('SIGINT', () => {
+  cleanup();
+  process.exit(130);
+});
+try {
+  const http = only.has('http')
+    ? await benchHttp({ dir: scratch, connections, seconds: plan.seconds, warmup: plan.warmup, repeats: plan.repeats, loginSeconds: plan.loginSeconds, log: console.log })
+    : undefined;
+  const pois = only.has('pois') ? benchPois(count) : undefined;
+  const memory = only.has('memory')
+    ? await benchMemory(count, { dir: scratch, seconds: plan.memorySeconds, warmup: plan.warmup, connections, log: console.log })
+    : undefined;
+  const rows = buildRows(http, pois, memory);
+  const tool = findWrk() ?? 'Node keep-alive generator (no wrk on the PATH)';
+  console.log('');
+  console.log(renderTable(rows));
+  console.log('');
+  console.log(`HTTP figures: ${tool}; each serving process in its own child; ${plan.repeats} x ${plan.seconds} s per figure after ${plan.warmup} s warm-up, medians.`);
+  console.log(`"core, in-process": timed calls of the core functions the routes use (test/bench/pois.ts). Machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load average ${loadAtStart[0]?.toFixed(2)} at start, ${loadavg()[0]?.toFixed(2)} at end.`);
+  if (memory && !memory.viewport) console.log('The listener has no map viewport route: the memory load is get_near only.');
+  console.log(`Total ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+  const dir = join(import.meta.dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`);
+  const report = {
+    date: new Date().toISOString(),
+    node: process.version,
+    quick,
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? null, loadAtStart, loadAtEnd: loadavg() },
+    httpTool: tool,
+    plan: { ...plan, connections, pois: count },
+    table: { headers: HEADERS, rows },
+    http,
+    pois,
+    memory,
+  };
+  writeFileSync(file, JSON.stringify(report, null, 2));
+  console.log(`results written to ${file}`);
+} finally {
+  cleanup();
+}

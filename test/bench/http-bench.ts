@@ -1,0 +1,159 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Agent } from 'node:http';
+import { median, nodeLoad, send, sendJson, type Req } from './http.js';
+import { benchLogin, type LoginBenchResult } from './login.js';
+import { addClient, memoryOf, startBare, startService, type Child, type Memory, type NewClient } from './server-child.js';
+import { prng } from './stats.js';
+import { findWrk, luaAdd, luaFixed, luaGet, runWrk, type LoadResult } from './wrk.js';
+
+export type Kind = 'bare' | 'get' | 'add';
+
+/** The median of several runs of one kind of request. */
+export interface Measured {
+  tool: 'wrk' | 'node';
+  connections: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  socketErrors: number;
+  runs: LoadResult[];
+}
+
+export interface HttpBenchResult {
+  tool: string;
+  replyBytes: number;
+  bare: Measured;
+  get: Measured;
+  add: Measured;
+  ratio: { add: number; get: number };
+  /** Of the serving child after the get/add load, on its small database, and of the bare child. */
+  serviceMemory: Memory;
+  bareMemory: Memory;
+  login: LoginBenchResult;
+}
+
+export interface HttpBenchOptions {
+  /** Scratch directory (data, logs, scripts); the caller removes it. */
+  dir: string;
+  seconds: number;
+  warmup: number;
+  repeats: number;
+  connections: number;
+  loginSeconds: number;
+  log: (line: string) => void;
+}
+
+/** Adds `count` POIs over HTTP, 8 at a time; returns their ids. */
+export async function seedPois(port: number, token: string, count: number): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  const rnd = prng(7);
+  const ids: number[] = [];
+  let next = 0;
+  const loop = async (): Promise<void> => {
+    while (next < count) {
+      const i = next++;
+      const lat = (36 + rnd() * 24).toFixed(6);
+      const lng = (-10 + rnd() * 40).toFixed(6);
+      const reply = await sendJson<{ id: number }>(
+        port,
+        { method: 'GET', path: `/1/pois/add.json?oauth_token=${token}&lat=${lat}&lng=${lng}&categories=${1 + (i % 30)}&name=Seed+${i}` },
+        agent,
+      );
+      ids.push(reply.id);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, loop));
+  agent.destroy();
+  return ids.sort((a, b) => a - b);
+}
+
+function nodeRequest(kind: Kind, token: string, ids: readonly number[], rnd: () => number): (i: number) => Req {
+  if (kind === 'bare') return () => ({ method: 'GET', path: '/' });
+  if (kind === 'get') return () => ({ method: 'GET', path: `/1/pois/get.json?oauth_token=${token}&poi=${ids[Math.floor(rnd() * ids.length)]}` });
+  return (i) => ({
+    method: 'GET',
+    path: `/1/pois/add.json?oauth_token=${token}&lat=${(36 + rnd() * 24).toFixed(6)}&lng=${(-10 + rnd() * 40).toFixed(6)}&categories=${1 + (i % 30)}&name=Bench+${i}`,
+  });
+}
+
+function summarize(runs: LoadResult[]): Measured {
+  const first = runs[0]!;
+  return {
+    tool: first.tool,
+    connections: first.connections,
+    seconds: median(runs.map((r) => r.seconds)),
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+    socketErrors: runs.reduce((a, r) => a + r.socketErrors, 0),
+    runs,
+  };
+}
+
+const line = (kind: string, r: LoadResult): string =>
+  `  ${kind.padEnd(5)} ${r.tool} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
+  (r.non2xx || r.socketErrors ? `  non-2xx ${r.non2xx} socket errors ${r.socketErrors}` : '');
+
+/**
+ * add.json and get.json against the real CLI server (one child process), beside a bare node:http
+ * server (another child) answering a body of the same size, with the same generator, the same
+ * connections and durations, interleaved run by run so that both see the same machine noise.
+ */
+export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
+  const wrk = findWrk();
+  o.log(`HTTP: ${wrk ?? 'wrk not found: Node keep-alive generator (figures labelled "node")'}; ${o.connections} connections, ` +
+    `${o.repeats} x ${o.seconds} s after ${o.warmup} s warm-up`);
+  const dataDir = join(o.dir, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const client: NewClient = await addClient(dataDir);
+  const children: Child[] = [];
+  try {
+    const service = await startService(dataDir, join(o.dir, 'service.log'));
+    children.push(service);
+    const ids = await seedPois(service.port, client.admin_token, 1000);
+    const sample = await send(service.port, { method: 'GET', path: `/1/pois/get.json?oauth_token=${client.admin_token}&poi=${ids[0]}` });
+    const replyBytes = Buffer.byteLength(sample.body);
+    const bare = await startBare(join(o.dir, 'bare.log'), replyBytes);
+    children.push(bare);
+    const rnd = prng(11);
+    let seed = 1;
+    const measure = (kind: Kind, seconds: number): Promise<LoadResult> => {
+      const port = kind === 'bare' ? bare.port : service.port;
+      if (!wrk) return nodeLoad({ port, connections: o.connections, seconds, next: nodeRequest(kind, client.admin_token, ids, rnd) });
+      const script =
+        kind === 'bare' ? luaFixed('/') : kind === 'get' ? luaGet(client.admin_token, ids, seed++) : luaAdd(client.admin_token, seed++);
+      return runWrk({ port, script, connections: o.connections, seconds, dir: o.dir });
+    };
+    // get last, so that the memory read after the loop is not a transient peak of the add load.
+    const kinds: Kind[] = ['bare', 'add', 'get'];
+    for (const kind of kinds) await measure(kind, o.warmup);
+    const runs: Record<Kind, LoadResult[]> = { bare: [], get: [], add: [] };
+    for (let r = 0; r < o.repeats; r++) {
+      for (const kind of kinds) {
+        const result = await measure(kind, o.seconds);
+        runs[kind].push(result);
+        o.log(line(kind, result));
+      }
+    }
+    const serviceMemory = memoryOf(service.pid);
+    const bareMemory = memoryOf(bare.pid);
+    o.log(`login: ${o.loginSeconds} s at 8 connections...`);
+    const login = await benchLogin(service.port, client, { seconds: o.loginSeconds, connections: 8, dir: o.dir });
+    const measured = { bare: summarize(runs.bare), get: summarize(runs.get), add: summarize(runs.add) };
+    return {
+      tool: wrk ?? 'node keep-alive generator',
+      replyBytes,
+      ...measured,
+      ratio: { add: measured.add.rps / measured.bare.rps, get: measured.get.rps / measured.bare.rps },
+      serviceMemory,
+      bareMemory,
+      login,
+    };
+  } finally {
+    for (const child of children) await child.stop();
+  }
+}
