@@ -5,6 +5,7 @@ import { reachableAddresses } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
 import { databasePath, parsePort, parsePositive, type CliOptions } from './options.js';
 import { describeLimits, parseRateLimits } from './rate-limits.js';
+import { bufferedRequestLog } from './request-log.js';
 
 export const DEFAULT_PORT = 8080;
 
@@ -38,7 +39,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   }));
   const consoleOpts = consoleOptions(core, listener, (e) => console.error('console error:', e));
   const server = new ApiServer(core, { host, port, console: consoleOpts });
-  server.on('request', (r) => console.log(`${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`));
+  server.on('request', bufferedRequestLog());
   server.on('error', (e) => console.error(`error: ${e.message}`));
   try {
     boundPort = (await server.start()).port;

@@ -14,6 +14,7 @@ import { PoiQueries } from './pois/queries.js';
 import { WarningStore } from './pois/warnings.js';
 import { SettingsStore } from './settings.js';
 import { openDatabase, type Database } from './store/database.js';
+import { WriteBatcher } from './store/write-batcher.js';
 import { Tokens } from './tokens.js';
 
 export interface CoreOptions {
@@ -61,7 +62,7 @@ export function createCore(options: CoreOptions): Core {
   const warnings = new WarningStore(db, clock);
   const store = new PoiStore(db);
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
-  const pois = new Pois(db, clock, store, categories, warnings, geocoder);
+  const pois = new Pois(new WriteBatcher(db), clock, store, categories, warnings, geocoder);
   const queries = new PoiQueries(store, pois);
   return {
     db,

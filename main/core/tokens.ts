@@ -23,6 +23,11 @@ export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token.toLowerCase()).digest();
 }
 
+const TOKEN_CACHE_SIZE = 10_000;
+
+const refusedToken = (): ServiceError =>
+  new ServiceError('INVALID_TOKEN', 'the access_token is unknown or was revoked', 'access_token');
+
 interface TokenRow {
   client_id: string;
   member_id: string | null;
@@ -38,6 +43,9 @@ export class Tokens {
   private readonly revokeOfMember: Statement;
   private readonly revokeOfMemberExcept: Statement;
   private readonly revokeAdminOf: Statement;
+  private readonly dataVersion: Statement<[], number>;
+  private readonly cache = new Map<string, TokenRow>();
+  private cacheVersion = -1;
 
   constructor(
     db: Database,
@@ -52,6 +60,7 @@ export class Tokens {
     this.revokeOfMemberExcept = db.prepare(
       'UPDATE tokens SET revoked_at = ? WHERE member_id = ? AND hash <> ? AND revoked_at IS NULL',
     );
+    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
     this.revokeAdminOf = db.prepare(
       "UPDATE tokens SET revoked_at = ? WHERE client_id = ? AND role = 'admin' AND revoked_at IS NULL",
     );
@@ -69,34 +78,59 @@ export class Tokens {
     if (token === undefined || token === '') {
       throw new ServiceError('TOKEN_REQUIRED', 'an access_token is required', 'access_token');
     }
-    const refused = new ServiceError('INVALID_TOKEN', 'the access_token is unknown or was revoked', 'access_token');
-    if (!isGuid(token)) throw refused;
+    if (!isGuid(token)) throw refusedToken();
     const tokenHash = hashToken(token);
-    const row = this.find.get(tokenHash);
-    if (!row || row.revoked_at !== null) throw refused;
+    const row = this.lookup(tokenHash);
+    if (!row || row.revoked_at !== null) throw refusedToken();
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
       throw new ServiceError('TOKEN_EXPIRED', 'the access_token has expired', 'access_token');
     }
     return { clientId: row.client_id, role: row.role, memberId: row.member_id, tokenHash, expiresAt: row.expires_at };
   }
 
+  /**
+   * Token rows by hash, cached: every authenticated request needs one, and they change only by
+   * revocation. Revocations in this process drop the cache; `PRAGMA data_version` tells of
+   * commits from another process (the CLI rotating a token), which drop it too.
+   */
+  private lookup(tokenHash: Buffer): TokenRow | undefined {
+    const version = this.dataVersion.get() ?? 0;
+    if (version !== this.cacheVersion) {
+      this.cache.clear();
+      this.cacheVersion = version;
+    }
+    const key = tokenHash.toString('base64');
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const row = this.find.get(tokenHash);
+    if (row) {
+      if (this.cache.size >= TOKEN_CACHE_SIZE) this.cache.clear();
+      this.cache.set(key, row);
+    }
+    return row;
+  }
+
   revoke(tokenHash: Buffer): void {
+    this.cache.clear();
     this.revokeOne.run(this.clock.now(), tokenHash);
   }
 
   /** Revokes a token given in clear, expired or not; false when no live token had that value. */
   revokeToken(token: string): boolean {
     if (!isGuid(token)) return false;
+    this.cache.clear();
     return this.revokeOne.run(this.clock.now(), hashToken(token)).changes > 0;
   }
 
   /** Every token of a member, but the one it is using now when `keep` is given. */
   revokeMember(memberId: string, keep?: Buffer): void {
+    this.cache.clear();
     if (keep) this.revokeOfMemberExcept.run(this.clock.now(), memberId, keep);
     else this.revokeOfMember.run(this.clock.now(), memberId);
   }
 
   revokeAdmin(clientId: string): void {
+    this.cache.clear();
     this.revokeAdminOf.run(this.clock.now(), clientId);
   }
 }

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Box } from './geo.js';
-import { POI_COLUMNS, poiColumns, type PoiRow } from './poi-row.js';
+import { POI_COLUMNS, type PoiRow } from './poi-row.js';
 
 export interface WhereFilter {
   categories?: number[] | undefined;
@@ -10,6 +10,12 @@ export interface WhereFilter {
   postal_code?: string | undefined;
   q?: string | undefined;
   limit: number;
+}
+
+export interface Position {
+  id: number;
+  lat: number;
+  lng: number;
 }
 
 /** A POI as the map needs it: enough to place and label a marker. */
@@ -30,8 +36,9 @@ export class PoiStore {
   private readonly deleteStmt: Statement;
   private readonly clearLinks: Statement;
   private readonly addLink: Statement;
-  private readonly inBox: Statement<unknown[], PoiRow>;
-  private readonly inBoxWithCategories: Statement<unknown[], PoiRow>;
+  private readonly inBox: Statement<unknown[], Position>;
+  private readonly inBoxWithCategories: Statement<unknown[], Position>;
+  private readonly byIds: Statement<[string, string], PoiRow>;
   private readonly markersInBox: Statement<unknown[], Marker>;
   private readonly whereCache = new Map<string, Statement>();
   /** Bumped by every write through this store, so caches built on POIs know when they are stale. */
@@ -53,12 +60,14 @@ export class PoiStore {
     this.clearLinks = db.prepare('DELETE FROM poi_categories WHERE poi_id = ?');
     this.addLink = db.prepare('INSERT INTO poi_categories (poi_id, category_id) VALUES (?, ?)');
     // Overlap tests: the R*Tree rounds its float32 boxes outwards; callers filter exactly.
-    const box = `SELECT ${poiColumns('p')} FROM pois_rtree r JOIN pois p ON p.id = r.id
+    // Positions only: a near query ranks many candidates and keeps few; whole rows come after.
+    const box = `SELECT p.id, p.lat, p.lng FROM pois_rtree r JOIN pois p ON p.id = r.id
        WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND p.client_id = ?`;
     this.inBox = db.prepare(box);
     this.inBoxWithCategories = db.prepare(
       `${box} AND EXISTS (SELECT 1 FROM poi_categories pc WHERE pc.poi_id = p.id AND pc.category_id IN (SELECT value FROM json_each(?)))`,
     );
+    this.byIds = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id IN (SELECT value FROM json_each(?))`);
     this.markersInBox = db.prepare(
       `SELECT p.id, p.lat, p.lng, p.name FROM pois_rtree r JOIN pois p ON p.id = r.id
        WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND p.client_id = ?
@@ -95,8 +104,15 @@ export class PoiStore {
     return this.deleteStmt.run(clientId, id).changes > 0;
   }
 
+  /** The rows of these POIs of the client, in the order of `ids`. */
+  rows(clientId: string, ids: readonly number[]): PoiRow[] {
+    if (ids.length === 0) return [];
+    const byId = new Map(this.byIds.all(clientId, JSON.stringify(ids)).map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)).filter((r): r is PoiRow => r !== undefined);
+  }
+
   /** Candidates in a box: a superset of the POIs strictly inside it. */
-  candidates(clientId: string, box: Box, categoryIds?: readonly number[]): PoiRow[] {
+  candidates(clientId: string, box: Box, categoryIds?: readonly number[]): Position[] {
     const args = [box.south, box.north, box.west, box.east, clientId];
     return categoryIds && categoryIds.length > 0
       ? this.inBoxWithCategories.all(...args, JSON.stringify(categoryIds))

@@ -7,7 +7,6 @@ import {
   type ValidUpdatePoi,
 } from '../../../shared/schemas/pois.js';
 import type { PoiReply } from '../../../shared/wire.js';
-import type { Database } from 'better-sqlite3';
 import type { Categories } from '../categories.js';
 import type { Clock } from '../clock.js';
 import { ServiceError, validate } from '../errors.js';
@@ -15,6 +14,7 @@ import type { GeocodedAddress, Geocoder } from '../geocode/geocoder.js';
 import { geocodeByDefault } from './geocode-rule.js';
 import type { PoiRow } from './poi-row.js';
 import type { PoiStore } from './poi-store.js';
+import type { WriteBatcher } from '../store/write-batcher.js';
 import { NO_WARNINGS, poiReply } from './reply.js';
 import type { WarningStore } from './warnings.js';
 
@@ -42,7 +42,7 @@ const SETTABLE = [
 /** Add, update, read and delete POIs by the rules of spec 4.1/4.2, for one client at a time. */
 export class Pois {
   constructor(
-    private readonly db: Database,
+    private readonly writes: WriteBatcher,
     private readonly clock: Clock,
     private readonly store: PoiStore,
     private readonly categories: Categories,
@@ -81,11 +81,11 @@ export class Pois {
       registered_at: now,
       updated_at: now,
     };
-    const id = this.db.transaction(() => {
+    const id = await this.writes.run(() => {
       // Categories may have been deleted while we were geocoding.
       this.categories.assertUsable(clientId, input.categories);
       return this.store.insert(row, input.categories);
-    })();
+    });
     return this.reply(clientId, id);
   }
 
@@ -96,7 +96,7 @@ export class Pois {
     const moved = input.lat != null && input.lng != null;
     const found: GeocodedAddress | undefined =
       moved && this.geocodes(input.geocode) ? await this.geocoder.reverse(input.lat!, input.lng!) : undefined;
-    this.db.transaction(() => {
+    await this.writes.run(() => {
       // Read again inside the write: another update may have landed while we geocoded.
       const current = this.store.get(clientId, input.poi);
       if (!current) throw poiNotFound(input.poi);
@@ -116,7 +116,7 @@ export class Pois {
       if (!changed) return;
       next.updated_at = Math.max(this.clock.now(), current.updated_at + 1);
       this.store.update(next, input.categories);
-    })();
+    });
     return this.reply(clientId, input.poi);
   }
 

@@ -2,7 +2,6 @@ import { MAX_TOTAL, nearInput, viewportInput, whereInput, type NearInput, type V
 import type { PoiReply } from '../../../shared/wire.js';
 import { validate } from '../errors.js';
 import { boxesAround, metresBetween, splitViewport } from './geo.js';
-import type { PoiRow } from './poi-row.js';
 import type { Marker, PoiStore } from './poi-store.js';
 import type { Pois } from './pois.js';
 
@@ -27,16 +26,16 @@ export class PoiQueries {
     const limit = input.total ?? MAX_TOTAL;
     let ring = Math.min(input.radius, FIRST_RING_M);
     for (;;) {
-      const found: Array<{ row: PoiRow; d: number }> = [];
+      const found: Array<{ id: number; d: number }> = [];
       for (const box of boxesAround(input.lat, input.lng, ring)) {
-        for (const row of this.store.candidates(clientId, box, input.categories)) {
-          const d = metresBetween(input.lat, input.lng, row.lat, row.lng);
-          if (d <= ring) found.push({ row, d });
+        for (const p of this.store.candidates(clientId, box, input.categories)) {
+          const d = metresBetween(input.lat, input.lng, p.lat, p.lng);
+          if (d <= ring) found.push({ id: p.id, d });
         }
       }
       if (found.length >= limit || ring >= input.radius) {
-        found.sort((a, b) => a.d - b.d || a.row.id - b.row.id);
-        return this.pois.replies(found.slice(0, limit).map((f) => f.row));
+        found.sort((a, b) => a.d - b.d || a.id - b.id);
+        return this.pois.replies(this.store.rows(clientId, found.slice(0, limit).map((f) => f.id)));
       }
       ring = Math.min(input.radius, ring * 4);
     }
