@@ -35,6 +35,7 @@ export class Categories {
   private readonly rename: Statement;
   private readonly softDelete: Statement;
   private readonly ofPois: Statement<[string], CategoryRow & { poi_id: number }>;
+  private readonly ofPoi: Statement<[number], CategoryRow & { poi_id: number }>;
 
   constructor(
     db: Database,
@@ -53,6 +54,11 @@ export class Categories {
       `SELECT pc.poi_id, c.id, c.client_id, c.description, c.deleted_at
        FROM poi_categories pc JOIN categories c ON c.id = pc.category_id
        WHERE pc.poi_id IN (SELECT value FROM json_each(?)) ORDER BY pc.poi_id, c.id`,
+    );
+    // One POI (get, add, update) is the common case: a plain lookup, no JSON list to unpack.
+    this.ofPoi = db.prepare(
+      `SELECT pc.poi_id, c.id, c.client_id, c.description, c.deleted_at
+       FROM poi_categories pc JOIN categories c ON c.id = pc.category_id WHERE pc.poi_id = ? ORDER BY c.id`,
     );
   }
 
@@ -100,7 +106,8 @@ export class Categories {
   forPois(poiIds: readonly number[]): Map<number, CategoryReply[]> {
     const map = new Map<number, CategoryReply[]>();
     if (poiIds.length === 0) return map;
-    for (const row of this.ofPois.all(JSON.stringify(poiIds))) {
+    const rows = poiIds.length === 1 ? this.ofPoi.all(poiIds[0]!) : this.ofPois.all(JSON.stringify(poiIds));
+    for (const row of rows) {
       let list = map.get(row.poi_id);
       if (!list) map.set(row.poi_id, (list = []));
       list.push(categoryReply(row));

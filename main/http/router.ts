@@ -19,6 +19,8 @@ export interface Route {
   methods: Partial<Record<Method, Handler>>;
   /** These verbs (true: all) need a valid access_token, checked before any parameter. */
   token?: boolean | readonly Method[];
+  /** Synchronous reads only: run in one read transaction with the token check. */
+  read?: boolean;
 }
 
 /** Operations the spec documents as GET were also called with POST by real clients. */
@@ -37,7 +39,7 @@ function decodeSegment(text: string): string {
 }
 
 /** Finds the handler for `/{version}/<resource>.{format}`, or the error that explains why not. */
-export function resolveRoute(routes: readonly Route[], method: string, pathname: string): { handler: Handler; needsToken: boolean; args: string[] } {
+export function resolveRoute(routes: readonly Route[], method: string, pathname: string): { handler: Handler; needsToken: boolean; read: boolean; args: string[] } {
   const shape = SHAPE.exec(pathname);
   if (!shape) {
     throw new ServiceError('NOT_FOUND', 'paths look like /1/<resource>.json');
@@ -61,7 +63,7 @@ export function resolveRoute(routes: readonly Route[], method: string, pathname:
       );
     }
     const needsToken = route.token === true || (Array.isArray(route.token) && route.token.includes(verb));
-    return { handler, needsToken, args: match.slice(1).map(decodeSegment) };
+    return { handler, needsToken, read: route.read === true, args: match.slice(1).map(decodeSegment) };
   }
   throw new ServiceError('NOT_FOUND', `no operation at /${version}/${resource}.${format}`);
 }

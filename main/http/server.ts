@@ -166,13 +166,16 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       const url = request.raw.url ?? '/';
       const q = url.indexOf('?');
       const pathname = q === -1 ? url : url.slice(0, q);
-      const { handler, needsToken, args } = resolveRoute(this.routes, request.method, pathname);
+      const { handler, needsToken, read, args } = resolveRoute(this.routes, request.method, pathname);
       const body = request.body as ParsedBody | undefined;
       const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
       const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), entries);
-      // Who is asking comes before what they ask: a bad token is a 401 whatever the parameters.
-      if (needsToken) this.core.tokens.resolve(params.text('access_token'));
-      return handler({ params, args, origin: request.ip });
+      const run = (): unknown => {
+        // Who is asking comes before what they ask: a bad token is a 401 whatever the parameters.
+        if (needsToken) this.core.tokens.resolve(params.text('access_token'));
+        return handler({ params, args, origin: request.ip });
+      };
+      return read ? this.core.read(run) : run();
     });
     return app;
   }

@@ -35,6 +35,7 @@ export class WarningStore {
   private readonly insert: Statement;
   private readonly byId: Statement<[number], WarningRow>;
   private readonly countsOf: Statement<[string], { poi_id: number; type: WarningType; n: number }>;
+  private readonly countsOfOne: Statement<[number], { poi_id: number; type: WarningType; n: number }>;
   private readonly deleteType: Statement;
   private readonly deleteAll: Statement;
   private readonly listStmt: Statement<unknown[], WarningRow>;
@@ -48,6 +49,7 @@ export class WarningStore {
     this.countsOf = db.prepare(
       'SELECT poi_id, type, count(*) AS n FROM warnings WHERE poi_id IN (SELECT value FROM json_each(?)) GROUP BY poi_id, type',
     );
+    this.countsOfOne = db.prepare('SELECT poi_id, type, count(*) AS n FROM warnings WHERE poi_id = ? GROUP BY poi_id, type');
     this.deleteType = db.prepare('DELETE FROM warnings WHERE poi_id = ? AND type = ?');
     this.deleteAll = db.prepare('DELETE FROM warnings WHERE poi_id = ?');
     this.listStmt = db.prepare(
@@ -72,7 +74,8 @@ export class WarningStore {
   counts(poiIds: readonly number[]): Map<number, WarningCounts> {
     const map = new Map<number, WarningCounts>();
     if (poiIds.length === 0) return map;
-    for (const row of this.countsOf.all(JSON.stringify(poiIds))) {
+    const rows = poiIds.length === 1 ? this.countsOfOne.all(poiIds[0]!) : this.countsOf.all(JSON.stringify(poiIds));
+    for (const row of rows) {
       let counts = map.get(row.poi_id);
       if (!counts) map.set(row.poi_id, (counts = { ...NO_WARNINGS }));
       counts[COUNTER[row.type]] = row.n;

@@ -36,9 +36,11 @@ export function poiRoutes(core: Core): Route[] {
       path: /^pois\/update$/,
       methods: getOrPost(({ params: p }) => api.update(token(p), { ...poiFields(p), poi: p.integer('poi') })),
     },
-    { path: /^pois\/get$/, methods: getOrPost(({ params: p }) => api.get(token(p), { poi: p.integer('poi') })) },
+    { path: /^pois\/get$/,
+      read: true, methods: getOrPost(({ params: p }) => api.get(token(p), { poi: p.integer('poi') })) },
     {
       path: /^pois\/get_near$/,
+      read: true,
       methods: getOrPost(({ params: p }) =>
         api.near(token(p), {
           lat: p.decimal('lat'),
@@ -51,6 +53,7 @@ export function poiRoutes(core: Core): Route[] {
     },
     {
       path: /^pois\/get_where$/,
+      read: true,
       methods: getOrPost(({ params: p }) =>
         api.where(token(p), {
           categories: filterIds(p, 'categories'),
@@ -66,6 +69,7 @@ export function poiRoutes(core: Core): Route[] {
     { path: /^pois\/delete$/, methods: getOrPost(({ params: p }) => api.remove(token(p), { poi: p.integer('poi') })) },
     {
       path: /^pois\/categories$/,
+      read: true,
       methods: getOrPost(({ params: p }) => api.listCategories(token(p), p.boolean('include_system_categories'))),
     },
     { path: /^pois\/categories\/add$/, methods: getOrPost(({ params: p }) => api.addCategory(token(p), p.nullableText('desc'))) },
@@ -81,6 +85,7 @@ export function poiRoutes(core: Core): Route[] {
     },
     {
       path: /^pois\/warnings$/,
+      read: true,
       methods: getOrPost(({ params: p }) => api.listWarnings(token(p), { pois: filterIds(p, 'poi'), type: p.text('type') })),
     },
     {
