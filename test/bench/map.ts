@@ -10,6 +10,7 @@ import { prepareDataDir } from '../../main/data-dir.js';
 import { CHROMIUM_ARGS, findChromium } from '../e2e/find-chromium.js';
 import { fillPois } from './fill.js';
 import { startMarkerClusterPage } from './markercluster-page.js';
+import type { Row } from './table.js';
 
 export interface MapBenchResult {
   pois: number;
@@ -108,6 +109,19 @@ export async function benchMap(count = 100_000, runs = 3, log: (s: string) => vo
   log(`  redraw after a pan                 ${result.ours.panMs.toFixed(0).padStart(6)} ms  ${result.markercluster.panMs.toFixed(0).padStart(8)} ms`);
   log(`  redraw after a zoom                ${result.ours.zoomMs.toFixed(0).padStart(6)} ms  ${result.markercluster.zoomMs.toFixed(0).padStart(8)} ms`);
   return result;
+}
+
+/** The map's rows of `npm run bench`'s table (see table.ts for the columns). */
+export function mapRows(m: MapBenchResult | undefined): Row[] {
+  if (!m) return [];
+  const pois = m.pois.toLocaleString('en');
+  const ms = (n: number) => `${n.toFixed(0)} ms`;
+  const goal = (ok: boolean, text: string) => `${ok ? 'met' : 'NOT MET'} (${text})`;
+  return [
+    [`map: load to first drawn map (${pois} POIs, Chromium)`, 'Playwright', ms(m.ours.firstDrawMs), '', '', `markercluster ${ms(m.markercluster.firstDrawMs)}`, `${m.firstDrawRatio.toFixed(1)}x faster`, goal(m.firstDrawRatio >= 5, '>=5x')],
+    [`map: redraw after a pan (${pois} POIs)`, 'Playwright', ms(m.ours.panMs), '', '', `markercluster ${ms(m.markercluster.panMs)}`, '', goal(m.ours.panMs < 100, '<100 ms')],
+    [`map: redraw after a zoom (${pois} POIs)`, 'Playwright', ms(m.ours.zoomMs), '', '', `markercluster ${ms(m.markercluster.zoomMs)}`, '', goal(m.ours.zoomMs < 100, '<100 ms')],
+  ];
 }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
