@@ -59,8 +59,9 @@ class CountryTiles extends L.GridLayer {
   private shapes: Shape[] | undefined;
 
   /**
-   * Tiles are drawn asynchronously (`done`), after the frame that shows the POIs: Leaflet keeps
-   * the previous tiles on screen until the new ones are ready, so nothing flashes blank.
+   * Tiles are drawn asynchronously (`done`) when the page is idle, after the POIs of a new view
+   * are fetched and shown: Leaflet keeps the previous tiles on screen until the new ones are
+   * ready, so nothing flashes blank.
    */
   protected override createTile(coords: L.Coords, done: L.DoneCallback): HTMLElement {
     const size = this.getTileSize();
@@ -68,10 +69,13 @@ class CountryTiles extends L.GridLayer {
     const canvas = document.createElement('canvas');
     canvas.width = size.x * ratio;
     canvas.height = size.y * ratio;
-    setTimeout(() => {
-      this.draw(canvas, coords, size, ratio);
-      done(undefined, canvas);
-    }, 0);
+    requestIdleCallback(
+      () => {
+        this.draw(canvas, coords, size, ratio);
+        done(undefined, canvas);
+      },
+      { timeout: 500 },
+    );
     return canvas;
   }
 
