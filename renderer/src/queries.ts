@@ -21,10 +21,15 @@ export const useClients = () => useQuery({ queryKey: keys.clients, queryFn: () =
 export const useCategories = (clientId: string | undefined) =>
   useQuery({ queryKey: keys.categories(clientId ?? ''), queryFn: () => call('categories.list', { clientId: clientId! }), enabled: !!clientId });
 
+/** The map query of one view; also used to start fetching a view the moment the map stops moving. */
+export const mapViewQuery = (clientId: string, view: Omit<Input<'pois.map'>, 'clientId'>) => ({
+  queryKey: keys.map(clientId, view),
+  queryFn: () => call('pois.map', { clientId, ...view }),
+});
+
 export const useMapView = (clientId: string | undefined, view: Omit<Input<'pois.map'>, 'clientId'> | undefined) =>
   useQuery({
-    queryKey: keys.map(clientId ?? '', view ?? { south: 0, north: 0, west: 0, east: 0, zoom: 0 }),
-    queryFn: () => call('pois.map', { clientId: clientId!, ...view! }),
+    ...mapViewQuery(clientId ?? '', view ?? { south: 0, north: 0, west: 0, east: 0, zoom: 0 }),
     enabled: !!clientId && !!view,
     // Keep drawing the last view while the next one loads: no flicker on pan.
     placeholderData: keepPreviousData,

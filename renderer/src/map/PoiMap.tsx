@@ -2,7 +2,8 @@ import L from 'leaflet';
 import { useEffect, useState } from 'react';
 import { MapContainer, Marker, Pane, TileLayer, useMap, useMapEvents } from 'react-leaflet';
 import type { Input, MapView } from '../../../shared/contract';
-import { keys, useMapView, useOp, useSettings } from '../queries';
+import { useQueryClient } from '@tanstack/react-query';
+import { keys, mapViewQuery, useMapView, useOp, useSettings } from '../queries';
 import { Basemap } from './Basemap';
 import { draftIcon } from './icons';
 import { PointsLayer } from './PointsLayer';
@@ -96,10 +97,17 @@ function DrawnMark({ data }: { data: MapView | undefined }) {
 export function PoiMap(props: Props) {
   const settings = useSettings();
   const [view, setView] = useState<Omit<View, 'q' | 'categories'> | undefined>();
-  const query: View | undefined = view && {
-    ...view,
+  const withFilter = (v: Omit<View, 'q' | 'categories'>): View => ({
+    ...v,
     ...(props.filter.q ? { q: props.filter.q } : {}),
     ...(props.filter.categories.length ? { categories: props.filter.categories } : {}),
+  });
+  const query: View | undefined = view && withFilter(view);
+  const queryClient = useQueryClient();
+  // Ask for the new view's points as soon as the map stops, not a render later.
+  const onView = (v: Omit<View, 'q' | 'categories'>) => {
+    void queryClient.prefetchQuery(mapViewQuery(props.clientId, withFilter(v)));
+    setView(v);
   };
   const points = useMapView(props.clientId, query);
   const update = useOp('pois.update', () => [keys.pois(props.clientId)]);
@@ -115,7 +123,7 @@ export function PoiMap(props: Props) {
         <Basemap pane="basemap" />
       </Pane>
       {settings.data && <TileLayer key={settings.data.tileUrl} url={settings.data.tileUrl} attribution={settings.data.tileAttribution} />}
-      <ViewTracker onView={setView} onClick={props.onMapClick} onCentre={props.onCentre} />
+      <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
       <FocusOn focus={props.focus} />
       <MapHash />
       <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={move} />
