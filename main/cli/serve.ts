@@ -53,6 +53,9 @@ export async function runServe(options: CliOptions): Promise<number> {
   console.log(`Rate limits: ${describeLimits(limits)}`);
   console.log(`API listening on http://${hostForUrl(host)}:${boundPort}/1/`);
   console.log(`Admin UI: http://${hostForUrl(host)}:${boundPort}/?token=${consoleOpts.token}`);
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
+    console.log('Note: the admin UI is also reachable from the network, over plain HTTP; its token is its only protection.');
+  }
   // Build the geocoding index and the map clusters now, not in the first requests that need them.
   void warmUp(core);
   await new Promise<void>((resolve) => {

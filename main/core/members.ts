@@ -74,7 +74,9 @@ export class Members {
       `SELECT ${COLUMNS} FROM members WHERE client_id = ? ORDER BY registered_at, rowid LIMIT ? OFFSET ?`,
     );
     this.del = db.prepare('DELETE FROM members WHERE client_id = ? AND id = ?');
-    this.upd = db.prepare('UPDATE members SET pwd_hash = ?, gender = ?, birthday = ? WHERE client_id = ? AND id = ?');
+    // Keyed on the password hash that was checked too: a password changed by a concurrent request
+    // while this one was hashing makes this one fail instead of silently overwriting it.
+    this.upd = db.prepare('UPDATE members SET pwd_hash = ?, gender = ?, birthday = ? WHERE client_id = ? AND id = ? AND pwd_hash = ?');
   }
 
   private expiry(expiresIn: number | undefined): number | null {
@@ -174,8 +176,11 @@ export class Members {
       birthday: input.birthday === undefined ? member.birthday : input.birthday,
     };
     this.db.transaction(() => {
-      const changed = this.upd.run(next.pwd_hash, next.gender, next.birthday, clientId, member.id).changes;
-      if (changed === 0) throw new ServiceError('NOT_FOUND', 'no such member in this client application');
+      const changed = this.upd.run(next.pwd_hash, next.gender, next.birthday, clientId, member.id, member.pwd_hash).changes;
+      if (changed === 0) {
+        if (!this.find(clientId, member.id)) throw new ServiceError('NOT_FOUND', 'no such member in this client application');
+        throw new ServiceError('INVALID_CREDENTIALS', 'the password was changed meanwhile; try again', input.pwd === undefined ? undefined : 'oldpwd');
+      }
       if (input.pwd !== undefined) this.tokens.revokeMember(member.id, keepToken);
     })();
     return next;

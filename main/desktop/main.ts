@@ -17,7 +17,11 @@ let listener: ListenerControl | undefined;
 
 registerScheme();
 hardenApp();
-if (!app.requestSingleInstanceLock()) app.quit();
+// A second launch only focuses the first: it must not open the database or the listener.
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+  process.exit(0);
+}
 
 function openCore(): Core | undefined {
   const file = prepareDataDir(defaultDataDir());
@@ -80,7 +84,15 @@ app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus());
 app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
 });
-app.on('will-quit', () => {
-  void listener?.stop();
-  core?.close();
+let closing = false;
+app.on('will-quit', (event) => {
+  if (closing || !core) return;
+  // Stop the listener (its requests finish) before the database closes under them.
+  event.preventDefault();
+  closing = true;
+  void (listener?.stop() ?? Promise.resolve()).finally(() => {
+    core?.close();
+    core = undefined;
+    app.quit();
+  });
 });

@@ -1,8 +1,17 @@
 import { net, protocol } from 'electron';
+import { statSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { contentSecurityPolicy } from '../http/console-routes.js';
 import { APP_ORIGIN, APP_SCHEME } from './security.js';
+
+const isFile = (path: string): boolean => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
 
 /** Must run before the app is ready: the scheme is standard (relative URLs) and secure. */
 export function registerScheme(): void {
@@ -18,9 +27,14 @@ export function serveRenderer(rendererDir: string, tileOrigins: () => string[]):
   protocol.handle(APP_SCHEME, async (request) => {
     const url = new URL(request.url);
     if (`${url.protocol}//${url.host}` !== APP_ORIGIN) return new Response('not found', { status: 404 });
-    const relative = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
+    let relative: string;
+    try {
+      relative = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
+    } catch {
+      return new Response('not found', { status: 404 });
+    }
     const file = normalize(join(root, relative));
-    if (!file.startsWith(root)) return new Response('not found', { status: 404 });
+    if (!file.startsWith(root) || !isFile(file)) return new Response('not found', { status: 404 });
     const response = await net.fetch(pathToFileURL(file).toString());
     const headers = new Headers(response.headers);
     headers.set('content-security-policy', contentSecurityPolicy(tileOrigins()));

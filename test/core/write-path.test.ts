@@ -52,6 +52,58 @@ describe('group commit', () => {
   });
 });
 
+describe('group commit, when things go wrong', () => {
+  it('refuses async work, which would escape the transaction after its first await', async () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE t (x INTEGER) STRICT');
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    const batcher = new WriteBatcher(db);
+    await expect(
+      batcher.run(async () => {
+        insert.run(7);
+        await null;
+        insert.run(8);
+      }),
+    ).rejects.toThrow(/synchronous work only/);
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('acknowledges nothing, and leaves nothing, when SQLite rolls the batch back midway', async () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE t (x INTEGER) STRICT');
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    const batcher = new WriteBatcher(db);
+    const results = await Promise.allSettled([
+      batcher.run(() => insert.run(21)),
+      batcher.run(() => {
+        db.exec('ROLLBACK');
+        throw new Error('as if the disk were full');
+      }),
+      batcher.run(() => insert.run(23)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+    db.close();
+  });
+});
+
+describe('password change races', () => {
+  it('a change checked against a password that was changed meanwhile is refused, not applied', async () => {
+    const core = createCore({ file: ':memory:' });
+    const { client_id } = core.clients.create({ name: 'Race' });
+    const { member } = await core.members.register(client_id, { username: 'racer01', pwd: 'first-pwd', email: 'r@example.com' });
+    const results = await Promise.allSettled([
+      core.members.update(client_id, member.id, { pwd: 'owner-pwd', oldpwd: 'first-pwd' }),
+      core.members.update(client_id, member.id, { pwd: 'thief-pwd', oldpwd: 'first-pwd' }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const won = results[0]!.status === 'fulfilled' ? 'owner-pwd' : 'thief-pwd';
+    await expect(core.members.authenticate(client_id, 'racer01', won)).resolves.toBeTruthy();
+    core.close();
+  });
+});
+
 describe('the token cache', () => {
   it('forgets a token rotated by another process (the CLI) at once', () => {
     const file = tempFile();

@@ -6,12 +6,17 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+const aborted = (): Error => new Error('the batch transaction was rolled back by SQLite; this write was not made');
+
 /**
  * Group commit. With synchronous=FULL every COMMIT waits for the disk, and better-sqlite3 waits
  * on the event loop: one write per fsync would cap the service at a few thousand writes a second
  * and stall every read meanwhile. Writes queued during one turn of the event loop run together in
  * one transaction, each in its own savepoint (a failing write rolls back alone), and every caller
  * hears of its write only after the shared COMMIT: an acknowledged write is still on disk.
+ *
+ * Work must be synchronous: better-sqlite3 refuses a promise, and whatever an async function did
+ * after its first await would escape the transaction.
  */
 export class WriteBatcher {
   private queue: Pending[] = [];
@@ -20,33 +25,57 @@ export class WriteBatcher {
   constructor(private readonly db: Database) {}
 
   run<T>(work: () => T): Promise<T> {
+    if (work.constructor.name === 'AsyncFunction') {
+      return Promise.reject(new TypeError('WriteBatcher.run takes synchronous work only'));
+    }
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
   }
 
+  private schedule(delayMs = 0): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const flush = (): void => {
+      this.scheduled = false;
+      this.flush();
+    };
+    if (delayMs > 0) setTimeout(flush, delayMs);
+    else setImmediate(flush);
+  }
+
   private flush(): void {
-    this.scheduled = false;
+    // Only ever the outermost transaction: inside another, our COMMIT would be a mere RELEASE.
+    if (this.db.inTransaction) {
+      this.schedule(1);
+      return;
+    }
     const batch = this.queue;
     this.queue = [];
+    if (batch.length === 0) return;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      this.db.transaction(() => {
-        for (const item of batch) {
-          try {
-            // A transaction inside a transaction is a savepoint in better-sqlite3.
-            outcomes.push({ ok: true, value: this.db.transaction(item.work)() });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
+      // IMMEDIATE takes the write lock at BEGIN, where SQLite's busy timeout applies: a deferred
+      // BEGIN that reads first fails at once when another process (the CLI) is writing.
+      this.db
+        .transaction(() => {
+          for (const item of batch) {
+            try {
+              // A transaction inside a transaction is a savepoint in better-sqlite3.
+              outcomes.push({ ok: true, value: this.db.transaction(item.work)() });
+            } catch (error) {
+              outcomes.push({ ok: false, error });
+            }
+            // SQLite may roll the whole transaction back itself (disk full, I/O error): then the
+            // remaining work must not run, or it would commit on its own outside the batch.
+            if (!this.db.inTransaction) throw aborted();
           }
-        }
-      })();
+        })
+        .immediate();
     } catch (error) {
-      // The COMMIT itself failed (disk full, I/O error): nothing of the batch is acknowledged.
+      // Nothing of the batch is on disk (the COMMIT failed, or SQLite rolled back): none is
+      // acknowledged.
       for (const item of batch) item.reject(error);
       return;
     }
