@@ -57,8 +57,12 @@ export class Pois {
 
   async add(clientId: string, createdBy: string | null, raw: AddPoiInput): Promise<PoiReply> {
     const input = validate(addPoiInput, raw);
-    this.categories.assertUsable(clientId, input.categories);
-    const found: GeocodedAddress = this.geocodes(input.geocode) ? await this.geocoder.reverse(input.lat, input.lng) : {};
+    let found: GeocodedAddress = {};
+    if (this.geocodes(input.geocode)) {
+      // Refuse bad categories before spending time on geocoding; they are checked again below.
+      this.categories.assertUsable(clientId, input.categories);
+      found = await this.geocoder.reverse(input.lat, input.lng);
+    }
     const now = this.clock.now();
     const row: Omit<PoiRow, 'id'> = {
       client_id: clientId,
@@ -82,7 +86,7 @@ export class Pois {
       updated_at: now,
     };
     const id = await this.writes.run(() => {
-      // Categories may have been deleted while we were geocoding.
+      // Inside the write: categories may have been deleted while we were geocoding.
       this.categories.assertUsable(clientId, input.categories);
       return this.store.insert(row, input.categories);
     });

@@ -21,8 +21,12 @@ const aborted = (): Error => new Error('the batch transaction was rolled back by
 export class WriteBatcher {
   private queue: Pending[] = [];
   private scheduled = false;
+  /** Built once: a better-sqlite3 transaction function nested in another runs as a savepoint. */
+  private readonly savepoint: (work: () => unknown) => unknown;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.savepoint = db.transaction((work: () => unknown) => work());
+  }
 
   run<T>(work: () => T): Promise<T> {
     if (work.constructor.name === 'AsyncFunction') {
@@ -62,8 +66,7 @@ export class WriteBatcher {
         .transaction(() => {
           for (const item of batch) {
             try {
-              // A transaction inside a transaction is a savepoint in better-sqlite3.
-              outcomes.push({ ok: true, value: this.db.transaction(item.work)() });
+              outcomes.push({ ok: true, value: this.savepoint(item.work) });
             } catch (error) {
               outcomes.push({ ok: false, error });
             }
