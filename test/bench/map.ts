@@ -40,6 +40,15 @@ async function timeUntilMark(page: Page, mark: string, action: string): Promise<
   })`);
 }
 
+/** Where each run pans to (at zoom 6) and then zooms in (to 7): five views over the filled area. */
+const MOVES: ReadonlyArray<[number, number]> = [
+  [41, 0],
+  [45, 5],
+  [48, 12],
+  [43, 20],
+  [39, -5],
+];
+
 const BASELINE_MOVE = (move: string) => `
   const map = window.benchMap;
   map.once('moveend', () => requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('mc-drawn'))));
@@ -76,8 +85,11 @@ export async function benchMap(count = 100_000, runs = 3, log: (s: string) => vo
         await page.goto(`${running.url.replace(/\?.*$/, '')}#map=6/40.00000/-3.00000`);
         await page.waitForFunction(() => performance.getEntriesByName('poi-map-first-draw').length > 0, null, { timeout: 120_000 });
         ours.first.push(await page.evaluate(() => performance.getEntriesByName('poi-map-first-draw')[0]!.startTime));
-        ours.pan.push(await timeUntilMark(page, 'poi-map-drawn', "location.hash = '#map=6/41.00000/0.00000'"));
-        ours.zoom.push(await timeUntilMark(page, 'poi-map-drawn', "location.hash = '#map=7/41.00000/0.00000'"));
+        for (const [lat, lng] of MOVES) {
+          ours.pan.push(await timeUntilMark(page, 'poi-map-drawn', `location.hash = '#map=6/${lat}/${lng}'`));
+          ours.zoom.push(await timeUntilMark(page, 'poi-map-drawn', `location.hash = '#map=7/${lat}/${lng}'`));
+          await timeUntilMark(page, 'poi-map-drawn', `location.hash = '#map=6/${lat}/${lng + 0.5}'`);
+        }
         await page.close();
       } finally {
         await running.stop();
@@ -87,8 +99,11 @@ export async function benchMap(count = 100_000, runs = 3, log: (s: string) => vo
       await page.goto(baseline.url);
       await page.waitForFunction(() => performance.getEntriesByName('mc-first-draw').length > 0, null, { timeout: 300_000 });
       theirs.first.push(await page.evaluate(() => performance.getEntriesByName('mc-first-draw')[0]!.startTime));
-      theirs.pan.push(await timeUntilMark(page, 'mc-drawn', BASELINE_MOVE('map.setView([41, 0], 6, { animate: false });')));
-      theirs.zoom.push(await timeUntilMark(page, 'mc-drawn', BASELINE_MOVE('map.setView([41, 0], 7, { animate: false });')));
+      for (const [lat, lng] of MOVES) {
+        theirs.pan.push(await timeUntilMark(page, 'mc-drawn', BASELINE_MOVE(`map.setView([${lat}, ${lng}], 6, { animate: false });`)));
+        theirs.zoom.push(await timeUntilMark(page, 'mc-drawn', BASELINE_MOVE(`map.setView([${lat}, ${lng}], 7, { animate: false });`)));
+        await timeUntilMark(page, 'mc-drawn', BASELINE_MOVE(`map.setView([${lat}, ${lng + 0.5}], 6, { animate: false });`));
+      }
       await page.close();
       log(`  run ${run + 1}: ours first draw ${ours.first.at(-1)!.toFixed(0)} ms, markercluster ${theirs.first.at(-1)!.toFixed(0)} ms`);
     }
@@ -104,7 +119,7 @@ export async function benchMap(count = 100_000, runs = 3, log: (s: string) => vo
     markercluster: { firstDrawMs: median(theirs.first), panMs: median(theirs.pan), zoomMs: median(theirs.zoom) },
     firstDrawRatio: median(theirs.first) / median(ours.first),
   };
-  log(`map, ${count.toLocaleString('en')} POIs (median of ${runs}):      ours      markercluster`);
+  log(`map, ${count.toLocaleString('en')} POIs (medians; first draw of ${runs} runs, redraws of ${ours.pan.length}):   ours   markercluster`);
   log(`  load to first drawn map            ${result.ours.firstDrawMs.toFixed(0).padStart(6)} ms  ${result.markercluster.firstDrawMs.toFixed(0).padStart(8)} ms   (${result.firstDrawRatio.toFixed(1)}x faster)`);
   log(`  redraw after a pan                 ${result.ours.panMs.toFixed(0).padStart(6)} ms  ${result.markercluster.panMs.toFixed(0).padStart(8)} ms`);
   log(`  redraw after a zoom                ${result.ours.zoomMs.toFixed(0).padStart(6)} ms  ${result.markercluster.zoomMs.toFixed(0).padStart(8)} ms`);
