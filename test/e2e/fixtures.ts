@@ -42,3 +42,17 @@ export async function centreOn(page: Page, lat: number, lng: number, zoom: numbe
   }, [lat, lng, zoom] as const);
   await expect.poll(() => page.evaluate(() => performance.getEntriesByName('poi-map-drawn').length)).toBeGreaterThan(before);
 }
+
+/**
+ * Where a screenshot goes: the README's pictures are refreshed only on purpose
+ * (`UPDATE_SCREENSHOTS=1 npm test -- --e2e-only`); ordinary runs keep theirs with the results.
+ */
+export const screenshotPath = (name: string): string =>
+  process.env.UPDATE_SCREENSHOTS ? `test/e2e/screenshots/${name}.png` : `test/results/screenshots/${name}.png`;
+
+/** Waits until every basemap tile in view is drawn (they are drawn when the page is idle) and faded in. */
+export async function basemapDrawn(page: Page): Promise<void> {
+  await expect(page.locator('.leaflet-basemap-pane .leaflet-tile-loaded').first()).toBeAttached();
+  await expect(page.locator('.leaflet-basemap-pane .leaflet-tile:not(.leaflet-tile-loaded)')).toHaveCount(0);
+  await page.waitForTimeout(300);
+}

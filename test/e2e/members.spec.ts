@@ -1,4 +1,4 @@
-import { consoleOp, expect, test } from './fixtures.js';
+import { basemapDrawn, consoleOp, expect, screenshotPath, test } from './fixtures.js';
 
 test('register a member with every field, log in, revoke the token, delete the member', async ({ app: page }) => {
   await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Members' }).click();
@@ -24,7 +24,8 @@ test('register a member with every field, log in, revoke the token, delete the m
   await register.getByRole('button', { name: 'Register' }).click();
   await expect(register.getByRole('alert')).toContainText('already exists');
 
-  await page.screenshot({ path: 'test/e2e/screenshots/members-panel.png' });
+  await basemapDrawn(page);
+  await page.screenshot({ path: screenshotPath('members-panel') });
 
   const login = page.getByRole('form', { name: 'Log in' });
   await login.getByLabel('Username or e-mail', { exact: true }).fill('AGENT7@example.com');

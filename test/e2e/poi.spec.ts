@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { centreOn, expect, test } from './fixtures.js';
+import { basemapDrawn, centreOn, expect, screenshotPath, test } from './fixtures.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -22,7 +22,8 @@ test('add a POI by clicking the map, see its generated address, edit it, clear a
   await form.getByLabel('Categories', { exact: true }).selectOption(['7']);
   await form.getByLabel('Phone', { exact: true }).fill('+34 900 000 000');
   await expect(form.getByLabel('Fill empty address fields from the position (geocode)', { exact: true })).toBeChecked();
-  await page.screenshot({ path: 'test/e2e/screenshots/add-form.png' });
+  await basemapDrawn(page);
+  await page.screenshot({ path: screenshotPath('add-form') });
   await form.getByRole('button', { name: 'Save POI' }).click();
 
   const details = page.getByRole('region', { name: 'POI details' });
