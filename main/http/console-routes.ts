@@ -18,7 +18,11 @@ export interface ConsoleOptions {
   tileOrigins: () => string[];
 }
 
-export const CONSOLE_COOKIE = 'poi_console';
+/**
+ * Cookies are not kept apart by port: named after the listener's port, the consoles of browser
+ * mode and of `cli serve` on one computer do not overwrite each other's.
+ */
+export const consoleCookie = (request: FastifyRequest): string => `poi_console_${request.raw.socket.localPort ?? 0}`;
 
 const sameSecret = (given: string | undefined, token: string): boolean => {
   if (given === undefined) return false;
@@ -30,7 +34,7 @@ const sameSecret = (given: string | undefined, token: string): boolean => {
 function authorized(request: FastifyRequest, token: string): boolean {
   const header = request.headers.authorization;
   const bearer = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
-  return sameSecret(request.cookies[CONSOLE_COOKIE], token) || sameSecret(bearer, token);
+  return sameSecret(request.cookies[consoleCookie(request)], token) || sameSecret(bearer, token);
 }
 
 /** The CSP of the admin UI: our own code only; tiles from the tile server as images, nothing else. */
@@ -75,7 +79,7 @@ export async function mountConsole(app: FastifyInstance, options: ConsoleOptions
     const query = request.query as Record<string, string | undefined>;
     if (query.token !== undefined) {
       if (!sameSecret(query.token, options.token)) return refuse(reply, true);
-      void reply.setCookie(CONSOLE_COOKIE, options.token, { httpOnly: true, sameSite: 'strict', path: '/' });
+      void reply.setCookie(consoleCookie(request), options.token, { httpOnly: true, sameSite: 'strict', path: '/' });
       return reply.redirect('/', 303);
     }
     if (!authorized(request, options.token)) return refuse(reply, true);
