@@ -9,26 +9,21 @@ const root = join(import.meta.dirname, '..', '..');
  * and holds the native addons.
  */
 export async function buildDesktop(): Promise<void> {
+  const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning' } as const;
   await build({
+    ...common,
     entryPoints: [join(root, 'main', 'desktop', 'main.ts')],
     outfile: join(root, 'dist', 'desktop', 'main.mjs'),
-    bundle: true,
-    platform: 'node',
     format: 'esm',
-    target: 'node20',
     packages: 'external',
     sourcemap: true,
-    logLevel: 'warning',
   });
   await build({
+    ...common,
     entryPoints: [join(root, 'main', 'desktop', 'preload.cts')],
     outfile: join(root, 'dist', 'desktop', 'preload.cjs'),
-    bundle: true,
-    platform: 'node',
     format: 'cjs',
-    target: 'node20',
     external: ['electron'],
-    logLevel: 'warning',
   });
 }
 

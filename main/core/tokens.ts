@@ -14,6 +14,9 @@ export interface Principal {
   expiresAt: number | null;
 }
 
+/** A token as a request carries it, or the principal a transport has already resolved it to. */
+export type Credential = string | undefined | Principal;
+
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isGuid = (text: string): boolean => GUID.test(text);
@@ -108,6 +111,11 @@ export class Tokens {
       this.cache.set(key, row);
     }
     return row;
+  }
+
+  /** The principal of a credential, resolving it only if it is still a token. */
+  principal(credential: Credential): Principal {
+    return typeof credential === 'object' ? credential : this.resolve(credential);
   }
 
   revoke(tokenHash: Buffer): void {

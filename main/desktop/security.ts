@@ -4,7 +4,7 @@ import { app, shell, type Session, type WebContents } from 'electron';
 export const APP_SCHEME = 'poi-app';
 export const APP_ORIGIN = `${APP_SCHEME}://renderer`;
 
-const isOwn = (url: string): boolean => url.startsWith(`${APP_ORIGIN}/`);
+export const isOwn = (url: string): boolean => url.startsWith(`${APP_ORIGIN}/`);
 
 /** Opens http(s) links in the system browser; nothing else ever leaves the app. */
 function openExternally(url: string): void {
@@ -44,4 +44,3 @@ export function hardenApp(): void {
   app.on('web-contents-created', (_event, contents) => harden(contents));
 }
 
-export { isOwn };

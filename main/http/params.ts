@@ -1,4 +1,5 @@
 import { ServiceError, invalid } from '../core/errors.js';
+import type { Principal } from '../core/tokens.js';
 
 export type Entries = Array<[string, string]>;
 
@@ -12,6 +13,9 @@ const MAX_PARAMETERS = 200;
  * case-insensitively. A name given twice with different values is refused rather than guessed.
  */
 export class WireParams {
+  /** Set by the listener when it has already resolved the request's access_token. */
+  principal: Principal | undefined;
+
   private constructor(private readonly values: ReadonlyMap<string, string>) {}
 
   static from(...sources: Entries[]): WireParams {

@@ -172,7 +172,8 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), entries);
       const run = (): unknown => {
         // Who is asking comes before what they ask: a bad token is a 401 whatever the parameters.
-        if (needsToken) this.core.tokens.resolve(params.text('access_token'));
+        // Resolved once: the operation reads the principal from the params.
+        if (needsToken) params.principal = this.core.tokens.resolve(params.text('access_token'));
         return handler({ params, args, origin: request.ip });
       };
       return read ? this.core.read(run) : run();

@@ -22,7 +22,6 @@ const httpBridge: ConsoleBridge = {
 
 /** In Electron the preload exposes the bridge; in a browser we talk HTTP to the same core. */
 export const bridge: ConsoleBridge = window[BRIDGE_GLOBAL] ?? httpBridge;
-export const transportName = window[BRIDGE_GLOBAL] ? 'ipc' : 'http';
 
 /** A refusal from the main process, carrying the catalog error (and the field it concerns). */
 export class ConsoleError extends Error {

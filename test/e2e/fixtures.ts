@@ -2,13 +2,6 @@
 import { test as base, expect, type Page } from '@playwright/test';
 import { e2eInfo, type E2eInfo } from './info.js';
 
-/** Calls the service's own HTTP API (for setup), the way a device on the LAN would. */
-export async function api(path: string, params: Record<string, string | number>, base: string): Promise<Record<string, unknown>> {
-  const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
-  const response = await fetch(`${base}${path}?${qs}`);
-  return (await response.json()) as Record<string, unknown>;
-}
-
 /** Calls a console operation with the console token, as the UI does. */
 export async function consoleOp<T>(page: Page, op: string, input: unknown): Promise<T> {
   const response = await page.request.post(`/console/api/${op}`, { data: input });

@@ -5,7 +5,7 @@ import type { AbuseGuard } from '../abuse.js';
 import type { Clients } from '../clients.js';
 import { ServiceError, validate } from '../errors.js';
 import type { Members } from '../members.js';
-import type { Principal, Tokens } from '../tokens.js';
+import type { Credential, Principal, Tokens } from '../tokens.js';
 import { loginInput } from '../../../shared/schemas/members.js';
 import { userReply } from './user-reply.js';
 
@@ -94,8 +94,8 @@ export class MembershipApi {
   }
 
   /** Revokes a member's token. The administrator token is not logged out: it is rotated. */
-  logout(accessToken: string | undefined): OkBody {
-    const principal = this.tokens.resolve(accessToken);
+  logout(accessToken: Credential): OkBody {
+    const principal = this.tokens.principal(accessToken);
     if (principal.role === 'admin') {
       throw new ServiceError(
         'FORBIDDEN',
@@ -107,7 +107,7 @@ export class MembershipApi {
     return OK_BODY;
   }
 
-  list(accessToken: string | undefined, page: PageInput): UserReply[] {
+  list(accessToken: Credential, page: PageInput): UserReply[] {
     const principal = this.admin(accessToken);
     return this.members
       .list(principal.clientId, page)
@@ -115,8 +115,8 @@ export class MembershipApi {
   }
 
   /** `me`, or any member of the caller's client; private fields for the admin and for oneself. */
-  show(accessToken: string | undefined, idOrMe: string): UserReply {
-    const principal = this.tokens.resolve(accessToken);
+  show(accessToken: Credential, idOrMe: string): UserReply {
+    const principal = this.tokens.principal(accessToken);
     const isMe = idOrMe.toLowerCase() === 'me';
     if (isMe && principal.memberId === null) {
       throw new ServiceError('NOT_FOUND', 'the administrator token belongs to no member; ask for a member id');
@@ -132,8 +132,8 @@ export class MembershipApi {
   }
 
   /** An administrator updates any member of its client, a member only itself. */
-  async update(accessToken: string | undefined, memberId: string, input: UpdateMemberInput): Promise<OkBody> {
-    const principal = this.tokens.resolve(accessToken);
+  async update(accessToken: Credential, memberId: string, input: UpdateMemberInput): Promise<OkBody> {
+    const principal = this.tokens.principal(accessToken);
     const target = memberId.toLowerCase() === 'me' && principal.memberId ? principal.memberId : memberId;
     if (principal.role !== 'admin' && target.toLowerCase() !== principal.memberId) {
       throw new ServiceError('FORBIDDEN', 'a member may only update itself', 'access_token');
@@ -142,14 +142,14 @@ export class MembershipApi {
     return OK_BODY;
   }
 
-  remove(accessToken: string | undefined, memberId: string): OkBody {
+  remove(accessToken: Credential, memberId: string): OkBody {
     const principal = this.admin(accessToken);
     this.members.remove(principal.clientId, memberId);
     return OK_BODY;
   }
 
-  private admin(accessToken: string | undefined): Principal {
-    const principal = this.tokens.resolve(accessToken);
+  private admin(accessToken: Credential): Principal {
+    const principal = this.tokens.principal(accessToken);
     if (principal.role !== 'admin') throw adminOnly();
     return principal;
   }

@@ -19,9 +19,9 @@ import { poiNotFound } from '../pois/pois.js';
 import type { PoiStore } from '../pois/poi-store.js';
 import type { PoiQueries } from '../pois/queries.js';
 import type { WarningStore } from '../pois/warnings.js';
-import type { Principal, Tokens } from '../tokens.js';
+import type { Credential, Principal, Tokens } from '../tokens.js';
 
-type Token = string | undefined;
+type Token = Credential;
 
 const poiParam = z.object({ poi: poiId });
 const categoryParam = z.object({ category: categoryId });
@@ -47,7 +47,7 @@ export class PoiApi {
   ) {}
 
   private admin(token: Token): Principal {
-    const principal = this.tokens.resolve(token);
+    const principal = this.tokens.principal(token);
     if (principal.role !== 'admin') {
       throw new ServiceError('FORBIDDEN', 'this operation needs the administrator access_token', 'access_token');
     }
@@ -55,7 +55,7 @@ export class PoiApi {
   }
 
   add(token: Token, input: AddPoiInput): Promise<PoiReply> {
-    const p = this.tokens.resolve(token);
+    const p = this.tokens.principal(token);
     return this.pois.add(p.clientId, p.memberId, input);
   }
 
@@ -64,16 +64,16 @@ export class PoiApi {
   }
 
   get(token: Token, raw: { poi?: number | undefined }): PoiReply {
-    const { clientId } = this.tokens.resolve(token);
+    const { clientId } = this.tokens.principal(token);
     return this.pois.get(clientId, validate(poiParam, raw).poi);
   }
 
   near(token: Token, input: NearInput): PoiReply[] {
-    return this.queries.near(this.tokens.resolve(token).clientId, input);
+    return this.queries.near(this.tokens.principal(token).clientId, input);
   }
 
   where(token: Token, input: WhereInput): PoiReply[] {
-    return this.queries.where(this.tokens.resolve(token).clientId, input);
+    return this.queries.where(this.tokens.principal(token).clientId, input);
   }
 
   remove(token: Token, raw: { poi?: number | undefined }): OkBody {
@@ -82,7 +82,7 @@ export class PoiApi {
   }
 
   listCategories(token: Token, includeSystem: boolean | undefined): CategoryReply[] {
-    return this.categories.list(this.tokens.resolve(token).clientId, includeSystem === true);
+    return this.categories.list(this.tokens.principal(token).clientId, includeSystem === true);
   }
 
   addCategory(token: Token, desc: string | null | undefined): CategoryReply {
@@ -100,7 +100,7 @@ export class PoiApi {
   }
 
   addWarning(token: Token, raw: AddWarningInput): WarningReply {
-    const p = this.tokens.resolve(token);
+    const p = this.tokens.principal(token);
     const input = validate(addWarningInput, raw);
     if (!this.store.get(p.clientId, input.poi)) throw poiNotFound(input.poi);
     if (input.type === 'WRONG_INFO' && input.categories) this.categories.assertUsable(p.clientId, input.categories);
@@ -109,7 +109,7 @@ export class PoiApi {
 
   /** Open reports grouped by POI, each with the POI as it is now. */
   listWarnings(token: Token, raw: { pois?: number[] | undefined; type?: string | undefined }): WarningGroup[] {
-    const { clientId } = this.tokens.resolve(token);
+    const { clientId } = this.tokens.principal(token);
     const filter = validate(warningFilter, raw);
     const reports = this.warnings.list(clientId, filter.pois, filter.type);
     const byPoi = new Map<number, WarningReply[]>();

@@ -1,5 +1,3 @@
-import type { AddressField } from '../../../shared/schemas/pois.js';
-
 /** A row of `pois`, in the database's own column names. */
 export interface PoiRow {
   id: number;
@@ -25,14 +23,3 @@ export interface PoiRow {
 
 export const POI_COLUMNS =
   'id, client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at';
-
-/** The same columns qualified by an alias, for joins. */
-export const poiColumns = (alias: string): string =>
-  POI_COLUMNS.split(', ')
-    .map((c) => `${alias}.${c}`)
-    .join(', ');
-
-/** Wire parameter name -> column, for the fields whose names differ. */
-export const COLUMN_OF = { desc: 'description', lat: 'lat', lng: 'lng' } as const;
-
-export type PoiAddress = Pick<PoiRow, AddressField>;

@@ -1,9 +1,10 @@
 import { OPTIONAL_TEXT_FIELDS, NUMBER_FIELDS } from '../../../shared/schemas/pois.js';
 import type { Core } from '../../core/service.js';
+import type { Credential } from '../../core/tokens.js';
 import type { WireParams } from '../params.js';
 import { getOrPost, type Route } from '../router.js';
 
-const token = (p: WireParams): string | undefined => p.text('access_token');
+const token = (p: WireParams): Credential => p.principal ?? p.text('access_token');
 
 /** The optional POI fields as update understands them: absent unchanged, empty null. */
 function optionalFields(p: WireParams) {

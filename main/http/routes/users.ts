@@ -1,8 +1,9 @@
 import type { Core } from '../../core/service.js';
+import type { Credential } from '../../core/tokens.js';
 import type { WireParams } from '../params.js';
 import type { RequestContext, Route } from '../router.js';
 
-const token = (p: WireParams): string | undefined => p.text('access_token');
+const token = (p: WireParams): Credential => p.principal ?? p.text('access_token');
 
 /** Register and login fields; an empty gender or birthday means "not given". */
 const memberFields = (p: WireParams) => ({
@@ -20,7 +21,7 @@ export function userRoutes(core: Core): Route[] {
       methods: {
         POST: ({ params: p, origin }: RequestContext) =>
           api.register(
-            { accessToken: token(p), apiKey: p.text('api_key') },
+            { accessToken: p.text('access_token'), apiKey: p.text('api_key') },
             {
               username: p.raw('username'),
               pwd: p.raw('pwd'),
