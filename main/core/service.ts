@@ -65,7 +65,7 @@ export function createCore(options: CoreOptions): Core {
   const members = new Members(db, clock, tokens, options.passwords ?? argon2Hasher());
   const abuse = new AbuseGuard({ ...DEFAULT_LIMITS, ...options.limits });
   const categories = new Categories(db, clock);
-  const warnings = new WarningStore(db, clock);
+  const warnings = new WarningStore(db, clock, categories);
   const store = new PoiStore(db);
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
   const pois = new Pois(new WriteBatcher(db), clock, store, categories, warnings, geocoder);

@@ -2,6 +2,7 @@ import { OK_BODY, type OkBody } from '../../../shared/errors.js';
 import {
   addWarningInput,
   categoryId,
+  MAX_TOTAL,
   poiId,
   warningType,
   type AddPoiInput,
@@ -18,6 +19,7 @@ import type { Pois } from '../pois/pois.js';
 import { poiNotFound } from '../pois/pois.js';
 import type { PoiStore } from '../pois/poi-store.js';
 import type { PoiQueries } from '../pois/queries.js';
+import { warningListPoi } from '../pois/warning-reply.js';
 import type { WarningStore } from '../pois/warnings.js';
 import type { Credential, Principal, Tokens } from '../tokens.js';
 
@@ -29,7 +31,10 @@ const warningFilter = z.object({
   pois: z.array(poiId, 'must be POI ids separated by commas').optional(),
   type: warningType.optional(),
 });
-const warningDelete = z.object({ poi: poiId, type: warningType.optional() });
+const warningDelete = z.object({
+  poi: z.array(poiId, 'must be POI ids separated by commas').min(1).max(MAX_TOTAL, `must list at most ${MAX_TOTAL} POIs`),
+  type: warningType.optional(),
+});
 
 /**
  * The POI, category and warning operations of the API with their authorization rules: any
@@ -119,14 +124,18 @@ export class PoiApi {
       list.push(w);
     }
     const rows = [...byPoi.keys()].map((id) => this.store.get(clientId, id)).filter((r) => r !== undefined);
-    return this.pois.replies(rows).map((current) => ({ current, warnings: byPoi.get(current.id) ?? [] }));
+    return this.pois.replies(rows).map((poi) => ({ current: warningListPoi(poi), warnings: byPoi.get(poi.id) ?? [] }));
   }
 
-  /** The administrator marks reports as processed: they stop counting. */
-  removeWarnings(token: Token, raw: { poi?: number | undefined; type?: string | undefined }): OkBody {
+  /**
+   * The administrator marks reports as processed: they stop counting. `poi` may list several POIs
+   * (`poi=1,4`, as the old SDK sends it); one that is not the client's refuses the whole call.
+   */
+  removeWarnings(token: Token, raw: { poi?: number[] | undefined; type?: string | undefined }): OkBody {
     const { clientId } = this.admin(token);
     const input = validate(warningDelete, raw);
-    if (!this.store.get(clientId, input.poi)) throw poiNotFound(input.poi);
+    const missing = input.poi.find((id) => !this.store.get(clientId, id));
+    if (missing !== undefined) throw poiNotFound(missing);
     this.warnings.remove(input.poi, input.type);
     return OK_BODY;
   }
