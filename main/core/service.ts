@@ -60,15 +60,16 @@ export function createCore(options: CoreOptions): Core {
     now: () => clock.now(),
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
   });
+  const writes = new WriteBatcher(db);
   const tokens = new Tokens(db, clock);
   const clients = new Clients(db, clock, tokens);
-  const members = new Members(db, clock, tokens, options.passwords ?? argon2Hasher());
-  const abuse = new AbuseGuard({ ...DEFAULT_LIMITS, ...options.limits });
+  const members = new Members(db, writes, clock, tokens, options.passwords ?? argon2Hasher());
+  const abuse = new AbuseGuard(db, writes, clock, { ...DEFAULT_LIMITS, ...options.limits });
   const categories = new Categories(db, clock);
   const warnings = new WarningStore(db, clock, categories);
   const store = new PoiStore(db);
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
-  const pois = new Pois(new WriteBatcher(db), clock, store, categories, warnings, geocoder);
+  const pois = new Pois(writes, clock, store, categories, warnings, geocoder);
   const queries = new PoiQueries(store, pois);
   const readTx = db.transaction((work: () => unknown) => work());
   return {
@@ -85,7 +86,7 @@ export function createCore(options: CoreOptions): Core {
     settings: new SettingsStore(db),
     geocoder,
     membership: new MembershipApi(clients, members, tokens, abuse),
-    poiApi: new PoiApi(tokens, pois, queries, store, categories, warnings),
+    poiApi: new PoiApi(writes, tokens, pois, queries, store, categories, warnings),
     read: <T>(work: () => T): T => readTx.deferred(work) as T,
     close: () => db.close(),
   };

@@ -21,6 +21,7 @@ import type { PoiStore } from '../pois/poi-store.js';
 import type { PoiQueries } from '../pois/queries.js';
 import { warningListPoi } from '../pois/warning-reply.js';
 import type { WarningStore } from '../pois/warnings.js';
+import type { WriteBatcher } from '../store/write-batcher.js';
 import type { Credential, Principal, Tokens } from '../tokens.js';
 
 type Token = Credential;
@@ -43,6 +44,7 @@ const warningDelete = z.object({
  */
 export class PoiApi {
   constructor(
+    private readonly writes: WriteBatcher,
     private readonly tokens: Tokens,
     private readonly pois: Pois,
     private readonly queries: PoiQueries,
@@ -61,7 +63,7 @@ export class PoiApi {
 
   add(token: Token, input: AddPoiInput): Promise<PoiReply> {
     const p = this.tokens.principal(token);
-    return this.pois.add(p.clientId, p.memberId, input);
+    return this.pois.add(p.clientId, this.tokens.author(p), input);
   }
 
   update(token: Token, input: UpdatePoiInput): Promise<PoiReply> {
@@ -104,12 +106,16 @@ export class PoiApi {
     return OK_BODY;
   }
 
-  addWarning(token: Token, raw: AddWarningInput): WarningReply {
+  addWarning(token: Token, raw: AddWarningInput): Promise<WarningReply> {
     const p = this.tokens.principal(token);
     const input = validate(addWarningInput, raw);
-    if (!this.store.get(p.clientId, input.poi)) throw poiNotFound(input.poi);
-    if (input.type === 'WRONG_INFO' && input.categories) this.categories.assertUsable(p.clientId, input.categories);
-    return this.warnings.add(p.memberId, input);
+    const author = this.tokens.author(p);
+    return this.writes.run(() => {
+      author.assertStillValid();
+      if (!this.store.get(p.clientId, input.poi)) throw poiNotFound(input.poi);
+      if (input.type === 'WRONG_INFO' && input.categories) this.categories.assertUsable(p.clientId, input.categories);
+      return this.warnings.add(author.memberId, input);
+    });
   }
 
   /** Open reports grouped by POI, each with the POI as it is now. */

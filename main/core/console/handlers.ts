@@ -54,7 +54,7 @@ export function consoleHandlers(core: Core): Handlers<CoreOp> {
     },
     'members.login': async (i) => {
       const member = await core.members.authenticate(client(core, i.clientId), i.fields.username, i.fields.pwd);
-      const session = core.members.startSession(member, i.fields.expiresin);
+      const session = await core.members.startSession(member, i.fields.expiresin);
       return userReply(member, session, true);
     },
     'members.logout': (i) => {
