@@ -23,6 +23,10 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'EXCEPTION_UNSUPPORTED_MEDIA_TYPE' },
   TOO_MANY_REQUESTS: { status: 429, description: 'EXCEPTION_TOO_MANY_REQUESTS' },
   INTERNAL: { status: 500, description: 'EXCEPTION_INTERNAL' },
+  TOO_MANY_CONNECTIONS: { status: 503, description: 'EXCEPTION_TOO_MANY_CONNECTIONS' },
+  STORAGE_FULL: { status: 503, description: 'EXCEPTION_STORAGE_FULL' },
+  STORAGE_BUSY: { status: 503, description: 'EXCEPTION_STORAGE_BUSY' },
+  STORAGE_UNAVAILABLE: { status: 503, description: 'EXCEPTION_STORAGE_UNAVAILABLE' },
 } as const satisfies Record<string, { status: number; description: `EXCEPTION_${string}` }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -34,7 +38,7 @@ export interface ErrorBody {
   message?: string;
   /** The request parameter the error concerns, so a form can show it next to that field. */
   parameter?: string;
-  /** Seconds to wait, on TOO_MANY_REQUESTS. */
+  /** Seconds to wait, on TOO_MANY_REQUESTS and STORAGE_BUSY. */
   retry_after?: number;
 }
 
