@@ -123,7 +123,11 @@ describe('guesses sent in parallel', () => {
 
   it('check at most the per-address limit, whatever the usernames', async () => {
     const passwords = counted();
-    t = await startTestServer({ limits: { ...limits, loginFailuresPerUser: { points: 5, seconds: 600 }, loginFailuresPerAddress: { points: 50, seconds: 600 } }, passwords });
+    // 400 connections at once from one address: more than the listener's per-address cap allows.
+    t = await startTestServer(
+      { limits: { ...limits, loginFailuresPerUser: { points: 5, seconds: 600 }, loginFailuresPerAddress: { points: 50, seconds: 600 } }, passwords },
+      { connections: { maxConnectionsPerAddress: 1000 } },
+    );
     const c = t.core.clients.create({ name: 'Demo' });
     const server = t;
     const guesses = Array.from({ length: 400 }, (_, i) => server.post('/1/users/login.json', { api_key: c.client_id, username: `nobody${i}x`, pwd: 'whatever' }));
