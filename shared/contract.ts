@@ -73,6 +73,9 @@ export const operations = {
 
   'settings.get': z.object({}),
   'settings.set': z.object({ tileUrl, tileAttribution: z.string().max(500) }),
+
+  /** Desktop app only: a link the user clicked opens in the system browser (answered by the shell). */
+  'app.openExternal': z.object({ url: z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters') }),
 } as const satisfies Record<string, z.ZodType>;
 
 export type OpName = keyof typeof operations;
@@ -140,6 +143,7 @@ export interface Outputs {
   'listener.configure': ListenerStatus;
   'settings.get': Settings;
   'settings.set': Settings;
+  'app.openExternal': OkBody;
 }
 export type Output<K extends OpName> = Outputs[K];
 

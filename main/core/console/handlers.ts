@@ -7,8 +7,11 @@ import type { Core } from '../service.js';
 export type Handler<K extends OpName> = (input: ValidInput<K>) => Output<K> | Promise<Output<K>>;
 export type Handlers<K extends OpName> = { [P in K]: Handler<P> };
 
-/** The listener is not the core's: its two operations are handled where the listener lives. */
-export type CoreOp = Exclude<OpName, 'listener.status' | 'listener.configure'>;
+/**
+ * The listener is not the core's: its two operations are handled where the listener lives; nor
+ * is opening a link, which only the desktop shell does.
+ */
+export type CoreOp = Exclude<OpName, 'listener.status' | 'listener.configure' | 'app.openExternal'>;
 
 const client = (core: Core, clientId: string): string => {
   const row = core.clients.find(clientId);
