@@ -50,6 +50,8 @@ export const operations = {
     q: z.string().max(200).optional(),
     categories: z.array(categoryId).max(50).optional(),
   }),
+  /** An opaque value that changes whenever what the map shows may have changed, from this process or another. */
+  'pois.version': z.object({}),
   'pois.get': z.object({ ...forClient, poi: poiId }),
   'pois.add': z.object({ ...forClient, fields: addPoiInput }),
   'pois.update': z.object({ ...forClient, fields: updatePoiInput }),
@@ -127,6 +129,7 @@ export interface Outputs {
   'categories.update': CategoryReply;
   'categories.delete': OkBody;
   'pois.map': MapView;
+  'pois.version': string;
   'pois.get': PoiReply;
   'pois.add': PoiReply;
   'pois.update': PoiReply;

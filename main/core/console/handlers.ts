@@ -39,6 +39,7 @@ export function consoleHandlers(core: Core): Handlers<CoreOp> {
     },
 
     'pois.map': (i) => core.clusters.view(client(core, i.clientId), i),
+    'pois.version': () => core.watch.version(),
     'pois.get': (i) => core.pois.get(client(core, i.clientId), i.poi),
     'pois.add': (i) => core.pois.add(client(core, i.clientId), null, i.fields),
     'pois.update': (i) => core.pois.update(client(core, i.clientId), i.fields),
