@@ -8,11 +8,16 @@ import { call } from './transport';
  */
 export function openLinksInSystemBrowser(): void {
   if (!window[BRIDGE_GLOBAL]) return;
-  document.addEventListener('click', (event) => {
-    if (event.defaultPrevented || event.button !== 0) return;
-    const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
-    if (!(link instanceof HTMLAnchorElement) || link.origin === window.location.origin) return;
-    event.preventDefault();
-    call('app.openExternal', { url: link.href }).catch((error: unknown) => console.warn('link not opened:', error));
-  });
+  // Capturing: a widget that stops the click's propagation (a map control) cannot let it through.
+  document.addEventListener(
+    'click',
+    (event) => {
+      if (event.button !== 0) return;
+      const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
+      if (!(link instanceof HTMLAnchorElement) || link.origin === window.location.origin) return;
+      event.preventDefault();
+      call('app.openExternal', { url: link.href }).catch((error: unknown) => console.warn('link not opened:', error));
+    },
+    true,
+  );
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createInvoke, fixedListener } from '../../main/app/console.js';
 import { externalLink } from '../../main/desktop/external-links.js';
+import { testCore } from '../support/core.js';
 
 describe('which links the desktop app opens in the system browser', () => {
   it('opens a plain https or http link the user clicked', () => {
@@ -44,5 +46,18 @@ describe('which links the desktop app opens in the system browser', () => {
     expect(externalLink('HTTPS://Example.ORG/a', true)).toEqual({ open: true, url: 'https://example.org/a' });
     // An internationalised host goes out in its ASCII form, the one that names the real server.
     expect(externalLink('https://bücher.example/', true)).toEqual({ open: true, url: 'https://xn--bcher-kva.example/' });
+  });
+});
+
+describe('app.openExternal outside the desktop app', () => {
+  it('is refused: a browser opens links itself, and nothing else may open them for it', async () => {
+    const core = testCore();
+    const listener = fixedListener(() => ({ enabled: false, port: 1, scope: 'local', state: 'stopped', addresses: [], error: null }));
+    const invoke = createInvoke(core, listener, () => undefined);
+    expect(await invoke('app.openExternal', { url: 'https://www.openstreetmap.org/copyright' })).toMatchObject({
+      ok: false,
+      error: { code: 403, description: 'EXCEPTION_FORBIDDEN', parameter: 'url' },
+    });
+    core.close();
   });
 });
