@@ -19,6 +19,7 @@ export const ERRORS = {
   NOT_FOUND: { status: 404, description: 'EXCEPTION_NOT_FOUND' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'EXCEPTION_METHOD_NOT_ALLOWED' },
   ALREADY_EXISTS: { status: 409, description: 'EXCEPTION_ALREADY_EXISTS' },
+  PORT_UNAVAILABLE: { status: 409, description: 'EXCEPTION_PORT_UNAVAILABLE' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'EXCEPTION_PAYLOAD_TOO_LARGE' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'EXCEPTION_UNSUPPORTED_MEDIA_TYPE' },
   TOO_MANY_REQUESTS: { status: 429, description: 'EXCEPTION_TOO_MANY_REQUESTS' },

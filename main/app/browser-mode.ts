@@ -27,10 +27,10 @@ export interface RunningConsole {
 export async function startBrowserMode(options: BrowserModeOptions): Promise<RunningConsole> {
   const log = options.log ?? console.log;
   const core = createCore({ file: options.file });
-  const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`));
+  let port: number | undefined;
+  const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`), () => port);
   const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`), options.token);
   let server = new ApiServer(core, { host: '127.0.0.1', port: options.port ?? DEFAULT_CONSOLE_PORT, api: false, console: opts });
-  let port: number;
   try {
     port = (await server.start()).port;
   } catch {

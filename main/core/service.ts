@@ -8,6 +8,7 @@ import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/i
 import { Members } from './members.js';
 import { argon2Hasher, type PasswordHasher } from './passwords.js';
 import { ClusterCache } from './pois/clusters.js';
+import { DataWatch } from './pois/data-watch.js';
 import { PoiStore } from './pois/poi-store.js';
 import { Pois } from './pois/pois.js';
 import { PoiQueries } from './pois/queries.js';
@@ -40,6 +41,8 @@ export interface Core {
   pois: Pois;
   queries: PoiQueries;
   clusters: ClusterCache;
+  /** Whether the data may have changed, from this process or another on the same file. */
+  watch: DataWatch;
   warnings: WarningStore;
   settings: SettingsStore;
   geocoder: Geocoder;
@@ -71,6 +74,7 @@ export function createCore(options: CoreOptions): Core {
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder);
   const queries = new PoiQueries(store, pois);
+  const watch = new DataWatch(db, store);
   const readTx = db.transaction((work: () => unknown) => work());
   return {
     db,
@@ -81,7 +85,8 @@ export function createCore(options: CoreOptions): Core {
     categories,
     pois,
     queries,
-    clusters: new ClusterCache(store),
+    clusters: new ClusterCache(store, watch),
+    watch,
     warnings,
     settings: new SettingsStore(db),
     geocoder,
