@@ -74,7 +74,7 @@ export function createCore(options: CoreOptions): Core {
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder);
   const queries = new PoiQueries(store, pois);
-  const watch = new DataWatch(db, store);
+  const watch = new DataWatch(db);
   const readTx = db.transaction((work: () => unknown) => work());
   return {
     db,

@@ -60,7 +60,7 @@ describe("the map and another connection's commits", () => {
     expect(names(app, clientId)).toEqual(['Another', 'Sol']);
   });
 
-  it('answers pois.version with a value that changes on every commit, from here or elsewhere, and only then', async () => {
+  it('answers pois.version with a value that changes on every change of POIs, categories or warnings, from here or elsewhere, and only then', async () => {
     const { app, serve, clientId } = twoCores();
     const invoke = createInvoke(
       app,
@@ -88,13 +88,16 @@ describe("the map and another connection's commits", () => {
     serve.warnings.add(null, { poi: poi.id, type: 'CLOSED' });
     seen.push(await version());
     expect(new Set(seen).size).toBe(seen.length);
+    serve.clients.create({ name: 'Unrelated' });
+    await serve.members.register(clientId, { username: 'someone01', pwd: 'secret1', email: 's@example.com' });
+    expect(await version(), 'commits that touch no POI data').toEqual(seen[seen.length - 1]);
   });
 
   it('does not rebuild the map for a commit elsewhere that touches no POI', async () => {
     const { app, serve, clientId } = twoCores();
     await add(app, clientId, 'Sol');
     const store = new PoiStore(app.db);
-    const clusters = new ClusterCache(store, new DataWatch(app.db, store));
+    const clusters = new ClusterCache(store, new DataWatch(app.db));
     const loads = vi.spyOn(store, 'whereMarkers');
     clusters.view(clientId, MADRID);
     clusters.view(clientId, MADRID);

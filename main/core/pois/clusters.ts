@@ -45,7 +45,7 @@ export class ClusterCache {
 
   private index(clientId: string, q: string | undefined, categories: number[] | undefined): Supercluster<Props> {
     const key = JSON.stringify([clientId, q ?? null, categories ?? null]);
-    const stamp = this.watch.pois();
+    const stamp = this.watch.version();
     const hit = this.entries.get(key);
     if (hit && hit.stamp === stamp) return hit.index;
     const markers: Marker[] = this.store.whereMarkers(clientId, { q, categories, limit: FILTERED_LIMIT });

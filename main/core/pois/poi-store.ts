@@ -51,8 +51,6 @@ export class PoiStore {
   private readonly byIds: Statement<[string, string], PoiRow>;
   private readonly markersInBox: Statement<unknown[], Marker>;
   private readonly whereCache = new Map<string, Statement>();
-  /** Bumped by every write through this store, so caches built on POIs know when they are stale. */
-  generation = 0;
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.prepare(
@@ -91,13 +89,11 @@ export class PoiStore {
   insert(row: Omit<PoiRow, 'id'>, categoryIds: readonly number[]): number {
     const id = Number(this.insertStmt.run({ ...row, ...textKeys(row) }).lastInsertRowid);
     this.link(id, categoryIds);
-    this.generation++;
     return id;
   }
 
   update(row: PoiRow, categoryIds: readonly number[] | undefined): void {
     this.updateStmt.run({ ...row, ...textKeys(row) });
-    this.generation++;
     if (categoryIds) {
       this.clearLinks.run(row.id);
       this.link(row.id, categoryIds);
@@ -113,7 +109,6 @@ export class PoiStore {
   }
 
   delete(clientId: string, id: number): boolean {
-    this.generation++;
     return this.deleteStmt.run(clientId, id).changes > 0;
   }
 
