@@ -24,6 +24,8 @@ export interface Route {
    * token check, and HEAD is answered for them (and only for them) as GET without a body.
    */
   read?: boolean | readonly Method[];
+  /** Reads whose work grows with the data (near, where, the warnings list): run in the heavy lane. */
+  heavy?: true;
 }
 
 /** Operations the spec documents as GET were also called with POST by real clients. */
@@ -42,7 +44,11 @@ function decodeSegment(text: string): string {
 }
 
 /** Finds the handler for `/{version}/<resource>.{format}`, or the error that explains why not. */
-export function resolveRoute(routes: readonly Route[], method: string, pathname: string): { handler: Handler; needsToken: boolean; read: boolean; args: string[] } {
+export function resolveRoute(
+  routes: readonly Route[],
+  method: string,
+  pathname: string,
+): { handler: Handler; needsToken: boolean; read: boolean; heavy: boolean; args: string[] } {
   const shape = SHAPE.exec(pathname);
   if (!shape) {
     throw new ServiceError('NOT_FOUND', 'paths look like /1/<resource>.json');
@@ -68,7 +74,7 @@ export function resolveRoute(routes: readonly Route[], method: string, pathname:
       );
     }
     const needsToken = route.token === true || (Array.isArray(route.token) && route.token.includes(verb));
-    return { handler, needsToken, read: reads(verb), args: match.slice(1).map(decodeSegment) };
+    return { handler, needsToken, read: reads(verb), heavy: route.heavy === true, args: match.slice(1).map(decodeSegment) };
   }
   throw new ServiceError('NOT_FOUND', `no operation at /${version}/${resource}.${format}`);
 }

@@ -7,6 +7,7 @@ import { ServiceError, storageError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ParsedBody } from './body-parsers.js';
 import { jsonEntries, registerBodyParsers } from './body-parsers.js';
+import { HeavyLane } from './heavy-lane.js';
 import { defaultConnectionLimits, guardConnections, type ConnectionLimits } from './connection-guard.js';
 import { WireParams, parseUrlEncoded } from './params.js';
 import { resolveRoute, type Route } from './router.js';
@@ -86,6 +87,7 @@ function toErrorBody(error: unknown): { body: ErrorBody; retryAfter?: number; in
 export class ApiServer extends EventEmitter<ApiServerEvents> {
   private app: FastifyInstance | undefined;
   private readonly routes: Route[];
+  private readonly heavy = new HeavyLane();
 
   constructor(
     private readonly core: Core,
@@ -179,7 +181,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       const url = request.raw.url ?? '/';
       const q = url.indexOf('?');
       const pathname = q === -1 ? url : url.slice(0, q);
-      const { handler, needsToken, read, args } = resolveRoute(this.routes, request.method, pathname);
+      const { handler, needsToken, read, heavy, args } = resolveRoute(this.routes, request.method, pathname);
       const body = request.body as ParsedBody | undefined;
       const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
       const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), entries);
@@ -189,7 +191,8 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
         if (needsToken) params.principal = this.core.tokens.resolve(params.text('access_token'));
         return handler({ params, args, origin: request.ip });
       };
-      return read ? this.core.read(run) : run();
+      const answer = (): unknown => (read ? this.core.read(run) : run());
+      return heavy ? this.heavy.run(answer) : answer();
     });
     return app;
   }

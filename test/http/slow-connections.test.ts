@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConnectionLimits } from '../../main/http/connection-guard.js';
-import { root, sleep } from '../support/child-server.js';
+import { startApiChild } from '../support/api-child-process.js';
+import { sleep } from '../support/child-server.js';
 
 /**
  * Slow and idle connections against a listener in its own process whose open-file limit is
@@ -18,20 +19,9 @@ afterEach(async () => {
 });
 
 async function startLimited(options: object): Promise<{ port: number; admin: string }> {
-  const proc = spawn('prlimit', ['--nofile=600:600', process.execPath, '--import', 'tsx', 'test/support/api-child.ts', JSON.stringify(options)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  child = proc;
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line) as { port: number; admin: string });
-    });
-    proc.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening: ${out}`)));
-  });
+  const started = await startApiChild(options, { prlimit: ['--nofile=600:600'] });
+  child = started.process;
+  return started;
 }
 
 /** A connection from 127.0.0.2 that declares a body and sends one byte of it. */

@@ -47,3 +47,40 @@ export function splitViewport(box: Box): Box[] {
     { ...box, west: -180 },
   ];
 }
+
+const RAD = Math.PI / 180;
+
+/** Great-circle distance in metres between two points, both in degrees (haversine). */
+function haversineM(lat1: number, lng1: number, lat2: number, lng2: number): number {
+  const dLat = (lat2 - lat1) * RAD;
+  const dLng = (lng2 - lng1) * RAD;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+/** The distance from (lat, lng0) to the nearest point of the meridian `lng` between south and north. */
+function metresToMeridian(lat: number, lng0: number, lng: number, south: number, north: number): number {
+  const dLng = (lng - lng0) * RAD;
+  // The foot of the perpendicular from the point to the meridian's great circle; the distance
+  // along an arc has one minimum, at the foot or at an end.
+  const foot = Math.atan2(Math.sin(lat * RAD), Math.cos(lat * RAD) * Math.cos(dLng)) / RAD;
+  return Math.min(
+    haversineM(lat, lng0, Math.max(south, Math.min(north, foot)), lng),
+    haversineM(lat, lng0, south, lng),
+    haversineM(lat, lng0, north, lng),
+  );
+}
+
+/**
+ * The least great-circle distance, in metres, from (lat, lng) to any point of a box that does not
+ * cross the antimeridian: 0 inside it; along the point's meridian when the point is within the
+ * box's longitudes (the nearest point of a parallel is straight north or south); else to the
+ * nearer of the box's two meridian edges.
+ */
+export function metresToBox(lat: number, lng: number, box: Box): number {
+  if (lng >= box.west && lng <= box.east) {
+    if (lat >= box.south && lat <= box.north) return 0;
+    return Math.abs(lat - (lat > box.north ? box.north : box.south)) * RAD * EARTH_RADIUS_M;
+  }
+  return Math.min(metresToMeridian(lat, lng, box.west, box.south, box.north), metresToMeridian(lat, lng, box.east, box.south, box.north));
+}

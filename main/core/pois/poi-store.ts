@@ -47,6 +47,9 @@ export class PoiStore {
   private readonly clearLinks: Statement;
   private readonly addLink: Statement;
   private readonly inBox: Statement<unknown[], Position>;
+  private readonly entries: Statement<[number, number, number, number, number], number>;
+  private readonly linksTo: Statement<[string, number], number>;
+  private readonly withCategories: Statement<[string, string], Position>;
   private readonly inBoxWithCategories: Statement<unknown[], Position>;
   private readonly byIds: Statement<[string, string], PoiRow>;
   private readonly markersInBox: Statement<unknown[], Marker>;
@@ -72,15 +75,29 @@ export class PoiStore {
     this.addLink = db.prepare('INSERT INTO poi_categories (poi_id, category_id) VALUES (?, ?)');
     // Overlap tests: the R*Tree rounds its float32 boxes outwards; callers filter exactly.
     // Positions only: a near query ranks many candidates and keeps few; whole rows come after.
-    const box = `SELECT p.id, p.lat, p.lng FROM pois_rtree r JOIN pois p ON p.id = r.id
+    const box = `SELECT p.id, p.lat, p.lng FROM pois_rtree r CROSS JOIN pois p ON p.id = r.id
        WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND p.client_id = ?`;
-    this.inBox = db.prepare(box);
+    this.inBox = db.prepare(`${box} LIMIT ?`);
+    this.entries = db
+      .prepare<[number, number, number, number, number], number>(
+        'SELECT count(*) FROM (SELECT 1 FROM pois_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ? LIMIT ?)',
+      )
+      .pluck();
+    this.linksTo = db
+      .prepare<[string, number], number>(
+        'SELECT count(*) FROM (SELECT 1 FROM poi_categories WHERE category_id IN (SELECT value FROM json_each(?)) LIMIT ?)',
+      )
+      .pluck();
+    this.withCategories = db.prepare(
+      `SELECT DISTINCT p.id, p.lat, p.lng FROM poi_categories pc CROSS JOIN pois p ON p.id = pc.poi_id
+       WHERE pc.category_id IN (SELECT value FROM json_each(?)) AND p.client_id = ?`,
+    );
     this.inBoxWithCategories = db.prepare(
-      `${box} AND EXISTS (SELECT 1 FROM poi_categories pc WHERE pc.poi_id = p.id AND pc.category_id IN (SELECT value FROM json_each(?)))`,
+      `${box} AND EXISTS (SELECT 1 FROM poi_categories pc WHERE pc.poi_id = p.id AND pc.category_id IN (SELECT value FROM json_each(?))) LIMIT ?`,
     );
     this.byIds = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id IN (SELECT value FROM json_each(?))`);
     this.markersInBox = db.prepare(
-      `SELECT p.id, p.lat, p.lng, p.name FROM pois_rtree r JOIN pois p ON p.id = r.id
+      `SELECT p.id, p.lat, p.lng, p.name FROM pois_rtree r CROSS JOIN pois p ON p.id = r.id
        WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND p.client_id = ?
          AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ? LIMIT ?`,
     );
@@ -119,12 +136,27 @@ export class PoiStore {
     return ids.map((id) => byId.get(id)).filter((r): r is PoiRow => r !== undefined);
   }
 
-  /** Candidates in a box: a superset of the POIs strictly inside it. */
-  candidates(clientId: string, box: Box, categoryIds?: readonly number[]): Position[] {
+  /** Candidates in a box, at most `limit`: a superset of the POIs strictly inside it. */
+  candidates(clientId: string, box: Box, categoryIds?: readonly number[], limit = -1): Position[] {
     const args = [box.south, box.north, box.west, box.east, clientId];
     return categoryIds && categoryIds.length > 0
-      ? this.inBoxWithCategories.all(...args, JSON.stringify(categoryIds))
-      : this.inBox.all(...args);
+      ? this.inBoxWithCategories.all(...args, JSON.stringify(categoryIds), limit)
+      : this.inBox.all(...args, limit);
+  }
+
+  /** How many POIs (of every client) have one of these categories, counting no further than `upTo`: cheap. */
+  linksToCategories(categoryIds: readonly number[], upTo: number): number {
+    return this.linksTo.get(JSON.stringify(categoryIds), upTo) ?? 0;
+  }
+
+  /** The positions of the client's POIs that have one of these categories. */
+  withAnyCategory(clientId: string, categoryIds: readonly number[]): Position[] {
+    return this.withCategories.all(JSON.stringify(categoryIds), clientId);
+  }
+
+  /** How many R*Tree entries (of every client) overlap a box, counting no further than `upTo`: cheap. */
+  entriesIn(box: Box, upTo: number): number {
+    return this.entries.get(box.south, box.north, box.west, box.east, upTo) ?? 0;
   }
 
   markers(clientId: string, box: Box, limit: number): Marker[] {

@@ -42,6 +42,7 @@ export function poiRoutes(core: Core): Route[] {
     {
       path: /^pois\/get_near$/,
       read: true,
+      heavy: true,
       methods: getOrPost(({ params: p }) =>
         api.near(token(p), {
           lat: p.decimal('lat'),
@@ -55,6 +56,7 @@ export function poiRoutes(core: Core): Route[] {
     {
       path: /^pois\/get_where$/,
       read: true,
+      heavy: true,
       methods: getOrPost(({ params: p }) =>
         api.where(token(p), {
           categories: filterIds(p, 'categories'),
@@ -87,6 +89,7 @@ export function poiRoutes(core: Core): Route[] {
     {
       path: /^pois\/warnings$/,
       read: true,
+      heavy: true,
       methods: getOrPost(({ params: p }) => api.listWarnings(token(p), { pois: filterIds(p, 'poi'), type: p.text('type') })),
     },
     {

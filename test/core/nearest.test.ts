@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { metresBetween } from '../../main/core/pois/geo.js';
+import { PoiStore } from '../../main/core/pois/poi-store.js';
+import { testCore } from '../support/core.js';
+
+/** A deterministic generator (Park-Miller), so a failure can be replayed. */
+const prng = (seed: number) => () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+
+interface Placed {
+  id: number;
+  lat: number;
+  lng: number;
+  categories: number[];
+}
+
+/**
+ * One client's POIs: a dense city (most of them within 300 m), points scattered over the world,
+ * points on both sides of the antimeridian and near both poles; another client's POIs on top
+ * of the city, which must never show.
+ */
+function world(dense: number) {
+  const core = testCore();
+  const rnd = prng(7);
+  const mine = core.clients.create({ name: 'Mine' }).client_id;
+  const other = core.clients.create({ name: 'Other' }).client_id;
+  const insert = core.db.prepare('INSERT INTO pois (client_id, name, lat, lng, registered_at, updated_at, name_key) VALUES (?, ?, ?, ?, 0, 0, ?)');
+  const link = core.db.prepare('INSERT INTO poi_categories VALUES (?, ?)');
+  const placed: Placed[] = [];
+  const put = (clientId: string, lat: number, lng: number): void => {
+    const id = Number(insert.run(clientId, 'p', lat, lng, 'p').lastInsertRowid);
+    const categories = [1 + (id % 3)];
+    link.run(id, categories[0]);
+    if (clientId === mine) placed.push({ id, lat, lng, categories });
+  };
+  core.db.transaction(() => {
+    for (let i = 0; i < dense; i++) put(mine, 40.4 + (rnd() - 0.5) * 0.005, -3.7 + (rnd() - 0.5) * 0.007);
+    for (let i = 0; i < 2000; i++) put(other, 40.4 + (rnd() - 0.5) * 0.005, -3.7 + (rnd() - 0.5) * 0.007);
+    for (let i = 0; i < 300; i++) put(mine, (Math.asin(2 * rnd() - 1) * 180) / Math.PI, rnd() * 360 - 180);
+    for (let i = 0; i < 40; i++) put(mine, -17 + rnd(), i % 2 ? 179.9 + rnd() * 0.1 : -180 + rnd() * 0.1);
+    for (let i = 0; i < 20; i++) put(mine, i % 2 ? 89.5 + rnd() * 0.5 : -90 + rnd() * 0.5, rnd() * 360 - 180);
+    // Several POIs at one spot: ties broken by id.
+    for (let i = 0; i < 5; i++) put(mine, 10, 10);
+  })();
+  return { core, mine, placed };
+}
+
+function bruteForce(placed: Placed[], q: { lat: number; lng: number; radius: number; total: number; categories?: number[] }): number[] {
+  return placed
+    .filter((p) => !q.categories || p.categories.some((c) => q.categories!.includes(c)))
+    .map((p) => ({ id: p.id, d: metresBetween(q.lat, q.lng, p.lat, p.lng) }))
+    .filter((p) => p.d <= q.radius)
+    .sort((a, b) => a.d - b.d || a.id - b.id)
+    .slice(0, q.total)
+    .map((p) => p.id);
+}
+
+describe('near', () => {
+  it('finds exactly the nearest POIs a brute-force sort finds, wherever the query and whatever the radius', () => {
+    const { core, mine, placed } = world(3000);
+    const rnd = prng(11);
+    const queries = [
+      { lat: 40.4, lng: -3.7, radius: 20_037_509, total: 1000 },
+      { lat: 40.4, lng: -3.7, radius: 150, total: 1000 },
+      { lat: 40.401, lng: -3.699, radius: 1000, total: 7 },
+      { lat: -33.9, lng: 151.2, radius: 20_037_509, total: 1000 },
+      { lat: -33.9, lng: 151.2, radius: 20_037_509, total: 25, categories: [2] },
+      { lat: -17.5, lng: 180, radius: 30_000, total: 1000 },
+      { lat: -17.5, lng: -179.99, radius: 5_000, total: 3 },
+      { lat: 90, lng: 0, radius: 200_000, total: 1000 },
+      { lat: -89.9, lng: 45, radius: 20_037_509, total: 10 },
+      { lat: 10, lng: 10, radius: 1, total: 3 },
+      { lat: 40.4, lng: -3.7, radius: 20_037_509, total: 50, categories: [1, 3] },
+      ...Array.from({ length: 40 }, () => ({
+        lat: (Math.asin(2 * rnd() - 1) * 180) / Math.PI,
+        lng: rnd() * 360 - 180,
+        radius: [100, 10_000, 1_000_000, 20_037_509][Math.floor(rnd() * 4)]!,
+        total: [1, 10, 1000][Math.floor(rnd() * 3)]!,
+        ...(rnd() < 0.3 ? { categories: [1 + Math.floor(rnd() * 3)] } : {}),
+      })),
+    ];
+    for (const q of queries) {
+      const got = core.queries.near(mine, q).map((p) => p.id);
+      expect({ q, ids: got }).toEqual({ q, ids: bruteForce(placed, q) });
+    }
+    core.close();
+  });
+
+  it('reads a bounded number of rows over a dense area, not every POI of it', () => {
+    const { core, mine } = world(20_000);
+    const store = new PoiStore(core.db);
+    let rows = 0;
+    const candidates = store.candidates.bind(store);
+    store.candidates = (...args) => {
+      const found = candidates(...args);
+      rows += found.length;
+      return found;
+    };
+    // Through the same store the queries use.
+    Object.assign(core.queries, { store });
+    for (const q of [
+      { lat: 40.4, lng: -3.7, radius: 20_037_509, total: 1000 },
+      { lat: 40.4, lng: -3.7, radius: 1000, total: 10 },
+      { lat: -33.9, lng: 151.2, radius: 20_037_509, total: 1000 },
+    ]) {
+      rows = 0;
+      expect(core.queries.near(mine, q)).toHaveLength(q.total);
+      expect(rows, `rows read for ${JSON.stringify(q)}`).toBeLessThan(q.total * 4 + 2048);
+    }
+    core.close();
+  });
+});
