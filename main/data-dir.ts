@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -14,8 +14,19 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: N
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), PRODUCT_NAME);
 }
 
-/** Creates the folder on first start; returns the database path inside it. */
-export function prepareDataDir(dir: string): string {
+/**
+ * Creates the folder on first start (0700) and tightens an existing one that others can read
+ * (it holds the database, its backups and the console token); where that is not allowed (a
+ * folder owned by someone else) it warns instead. Returns the database path inside it.
+ */
+export function prepareDataDir(dir: string, warn: (line: string) => void = (line) => console.warn(line)): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.platform !== 'win32' && (statSync(dir).mode & 0o077) !== 0) {
+    try {
+      chmodSync(dir, 0o700);
+    } catch (error) {
+      warn(`Warning: the data folder ${dir} can be read by other users, and its mode could not be changed to 0700 (${(error as Error).message}).`);
+    }
+  }
   return join(dir, DATABASE_FILE);
 }

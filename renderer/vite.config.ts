@@ -16,5 +16,7 @@ export default defineConfig({
     // The CSP forbids inline scripts and styles elements; keep every asset a file.
     assetsInlineLimit: 0,
     chunkSizeWarningLimit: 2000,
+    // The desktop package ships dist/: no source maps in it.
+    sourcemap: false,
   },
 });

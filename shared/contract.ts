@@ -50,6 +50,8 @@ export const operations = {
     q: z.string().max(200).optional(),
     categories: z.array(categoryId).max(50).optional(),
   }),
+  /** An opaque value that changes whenever what the map shows may have changed, from this process or another. */
+  'pois.version': z.object({}),
   'pois.get': z.object({ ...forClient, poi: poiId }),
   'pois.add': z.object({ ...forClient, fields: addPoiInput }),
   'pois.update': z.object({ ...forClient, fields: updatePoiInput }),
@@ -73,6 +75,9 @@ export const operations = {
 
   'settings.get': z.object({}),
   'settings.set': z.object({ tileUrl, tileAttribution: z.string().max(500) }),
+
+  /** Desktop app only: a link the user clicked opens in the system browser (answered by the shell). */
+  'app.openExternal': z.object({ url: z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters') }),
 } as const satisfies Record<string, z.ZodType>;
 
 export type OpName = keyof typeof operations;
@@ -124,6 +129,7 @@ export interface Outputs {
   'categories.update': CategoryReply;
   'categories.delete': OkBody;
   'pois.map': MapView;
+  'pois.version': string;
   'pois.get': PoiReply;
   'pois.add': PoiReply;
   'pois.update': PoiReply;
@@ -140,6 +146,7 @@ export interface Outputs {
   'listener.configure': ListenerStatus;
   'settings.get': Settings;
   'settings.set': Settings;
+  'app.openExternal': OkBody;
 }
 export type Output<K extends OpName> = Outputs[K];
 

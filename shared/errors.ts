@@ -19,10 +19,15 @@ export const ERRORS = {
   NOT_FOUND: { status: 404, description: 'EXCEPTION_NOT_FOUND' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'EXCEPTION_METHOD_NOT_ALLOWED' },
   ALREADY_EXISTS: { status: 409, description: 'EXCEPTION_ALREADY_EXISTS' },
+  PORT_UNAVAILABLE: { status: 409, description: 'EXCEPTION_PORT_UNAVAILABLE' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'EXCEPTION_PAYLOAD_TOO_LARGE' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'EXCEPTION_UNSUPPORTED_MEDIA_TYPE' },
   TOO_MANY_REQUESTS: { status: 429, description: 'EXCEPTION_TOO_MANY_REQUESTS' },
   INTERNAL: { status: 500, description: 'EXCEPTION_INTERNAL' },
+  TOO_MANY_CONNECTIONS: { status: 503, description: 'EXCEPTION_TOO_MANY_CONNECTIONS' },
+  STORAGE_FULL: { status: 503, description: 'EXCEPTION_STORAGE_FULL' },
+  STORAGE_BUSY: { status: 503, description: 'EXCEPTION_STORAGE_BUSY' },
+  STORAGE_UNAVAILABLE: { status: 503, description: 'EXCEPTION_STORAGE_UNAVAILABLE' },
 } as const satisfies Record<string, { status: number; description: `EXCEPTION_${string}` }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -34,7 +39,7 @@ export interface ErrorBody {
   message?: string;
   /** The request parameter the error concerns, so a form can show it next to that field. */
   parameter?: string;
-  /** Seconds to wait, on TOO_MANY_REQUESTS. */
+  /** Seconds to wait, on TOO_MANY_REQUESTS and STORAGE_BUSY. */
   retry_after?: number;
 }
 

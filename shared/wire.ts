@@ -83,6 +83,17 @@ export interface PoiReply {
   warnings: WarningCounts;
 }
 
+/**
+ * What a WRONG_INDICATOR or WRONG_INFO report proposes, in the POI reply's names and shapes (the
+ * old SDK parses it with its POI parser): null where nothing was proposed, `categories` always
+ * an array.
+ */
+export type WarningProposal = { [K in keyof Omit<PoiReply, 'id' | 'registertime' | 'last_update' | 'warnings' | 'categories'>]: PoiReply[K] | null } & {
+  /** The report's id. */
+  id: number;
+  categories: CategoryReply[];
+};
+
 export interface WarningReply {
   id: number;
   poi_id: number;
@@ -90,11 +101,22 @@ export interface WarningReply {
   /** The reporting member; null when the administrator reported it or the member was deleted. */
   user_id: string | null;
   timestamp: string;
-  /** The proposed position (WRONG_INDICATOR) or data (WRONG_INFO), with wire parameter names. */
-  data: Record<string, unknown> | null;
+  /** null for CLOSED and DUPLICATED. */
+  data: WarningProposal | null;
+}
+
+/**
+ * The POI as the warnings list shows it: the old SDK reads these camelCase names in this one
+ * reply (and the snake_case ones everywhere else), so this reply carries both.
+ */
+export interface WarningListPoi extends PoiReply {
+  crossStreet: string | null;
+  postalCode: string | null;
+  lastUpdate: string;
+  warnings: WarningCounts & { wrongIndicator: number; wrongInfo: number };
 }
 
 export interface WarningGroup {
-  current: PoiReply;
+  current: WarningListPoi;
   warnings: WarningReply[];
 }

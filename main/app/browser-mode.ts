@@ -32,10 +32,10 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   const fixed = options.token;
   const token = fixed === undefined ? liveConsoleToken(dirname(options.file)) : () => fixed;
   const core = createCore({ file: options.file });
-  const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`));
+  let port: number | undefined;
+  const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`), () => port);
   const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`), token);
   let server = new ApiServer(core, { host: '127.0.0.1', port: options.port ?? DEFAULT_CONSOLE_PORT, api: false, console: opts });
-  let port: number;
   try {
     port = (await server.start()).port;
   } catch {

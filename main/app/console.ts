@@ -30,6 +30,10 @@ export function allHandlers(core: Core, listener: ListenerHandle): Handlers<OpNa
     ...consoleHandlers(core),
     'listener.status': () => listener.status(),
     'listener.configure': (i) => listener.configure(i),
+    // The Electron shell answers it before these handlers; a browser opens links itself.
+    'app.openExternal': () => {
+      throw new ServiceError('FORBIDDEN', 'only the desktop app opens links through the console; a browser opens them itself', 'url');
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -6,22 +7,24 @@ const root = join(import.meta.dirname, '..', '..');
 /**
  * Bundles the Electron main process (ESM) and its sandboxed preload (CommonJS, which a sandboxed
  * preload must be) into dist/desktop/. Packages stay external: node_modules ships with the app
- * and holds the native addons.
+ * and holds the native addons. No source maps: what is built here is what gets packaged, and
+ * the folder is emptied first so that none is left from an older build.
  */
 export async function buildDesktop(): Promise<void> {
-  const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning' } as const;
+  const out = join(root, 'dist', 'desktop');
+  rmSync(out, { recursive: true, force: true });
+  const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', sourcemap: false } as const;
   await build({
     ...common,
     entryPoints: [join(root, 'main', 'desktop', 'main.ts')],
-    outfile: join(root, 'dist', 'desktop', 'main.mjs'),
+    outfile: join(out, 'main.mjs'),
     format: 'esm',
     packages: 'external',
-    sourcemap: true,
   });
   await build({
     ...common,
     entryPoints: [join(root, 'main', 'desktop', 'preload.cts')],
-    outfile: join(root, 'dist', 'desktop', 'preload.cjs'),
+    outfile: join(out, 'preload.cjs'),
     format: 'cjs',
     external: ['electron'],
   });

@@ -1,18 +1,22 @@
-import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
+import type { Database, Statement } from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
+import type { WriteBatcher } from './store/write-batcher.js';
 
-/** `points` events within `seconds`, after which the key is refused until the window passes. */
+/** `points` attempts within `seconds`; the window starts at the first attempt. */
 export interface Limit {
   points: number;
   seconds: number;
 }
 
 export interface AbuseLimits {
-  /** Failed logins for one username (or e-mail) of one client. */
+  /** Login attempts for one member (its username and e-mail alike) or one unknown login of one client. */
   loginFailuresPerUser: Limit;
-  /** Failed logins from one remote address, whatever the username. */
+  /** Login attempts from one remote address (an IPv6 address counts by its /64), whatever the username. */
   loginFailuresPerAddress: Limit;
-  /** Registrations through api_key (Implicit Flow) for one username or e-mail of one client. */
+  /** Registrations through api_key (Implicit Flow) for one username of one client. */
   registrationsPerUser: Limit;
   /** Registrations through api_key (Implicit Flow) from one remote address. */
   registrationsPerAddress: Limit;
@@ -25,7 +29,7 @@ export const DEFAULT_LIMITS: AbuseLimits = {
   registrationsPerAddress: { points: 30, seconds: 60 * 60 },
 };
 
-/** The names used on the command line (`--rate-limit login-user=5/900`). */
+/** The names used on the command line (`--rate-limit login-user=5/900`) and stored with the counts. */
 export const LIMIT_NAMES = {
   'login-user': 'loginFailuresPerUser',
   'login-address': 'loginFailuresPerAddress',
@@ -33,67 +37,123 @@ export const LIMIT_NAMES = {
   'register-address': 'registrationsPerAddress',
 } as const satisfies Record<string, keyof AbuseLimits>;
 
-const limiter = (limit: Limit): RateLimiterMemory =>
-  new RateLimiterMemory({ points: limit.points, duration: limit.seconds });
+type Bucket = keyof typeof LIMIT_NAMES;
 
 /**
- * Counts failures (and Implicit Flow registrations) per client+username and per remote
- * address, and refuses with 429 once either count is spent, before any password is checked.
+ * The key of a remote address: an IPv4 address (IPv4-mapped IPv6 included) as itself, an IPv6
+ * address by its /64, the smallest block a home or a cloud machine is usually given: counting
+ * single IPv6 addresses would let one machine guess from 2^64 of them.
+ */
+export function addressKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4') return ip.toString();
+  return `${ip.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
+}
+
+/** Attempts taken from each bucket; given back on success (a login) so that only failures count. */
+export interface Reservation {
+  taken: Array<{ bucket: Bucket; key: Buffer; resetAt: number }>;
+}
+
+interface CountRow {
+  count: number;
+  reset_at: number;
+}
+
+const tooMany = (waitMs: number): ServiceError => {
+  const error = new ServiceError('TOO_MANY_REQUESTS', 'too many attempts; try again later');
+  error.retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return error;
+};
+
+/**
+ * Counts attempts per bucket and key in the database and refuses with 429 once a count is spent.
+ * An attempt is reserved before the work it guards (the password check), atomically: however
+ * many requests are in flight, at most `points` of them ever reach that work in a window. The
+ * counts survive a restart and are shared by every process serving the same database file.
  */
 export class AbuseGuard {
-  private readonly loginUser: RateLimiterMemory;
-  private readonly loginAddress: RateLimiterMemory;
-  private readonly registerUser: RateLimiterMemory;
-  private readonly registerAddress: RateLimiterMemory;
+  private readonly read: Statement<[string, Buffer], CountRow>;
+  private readonly start: Statement;
+  private readonly increment: Statement;
+  private readonly giveBackOne: Statement;
+  private readonly sweep: Statement;
 
-  constructor(private readonly limits: AbuseLimits = DEFAULT_LIMITS) {
-    this.loginUser = limiter(limits.loginFailuresPerUser);
-    this.loginAddress = limiter(limits.loginFailuresPerAddress);
-    this.registerUser = limiter(limits.registrationsPerUser);
-    this.registerAddress = limiter(limits.registrationsPerAddress);
+  constructor(
+    db: Database,
+    private readonly writes: WriteBatcher,
+    private readonly clock: Clock,
+    private readonly limits: AbuseLimits = DEFAULT_LIMITS,
+  ) {
+    this.read = db.prepare('SELECT count, reset_at FROM attempt_counts WHERE bucket = ? AND key = ?');
+    this.start = db.prepare('INSERT OR REPLACE INTO attempt_counts (bucket, key, count, reset_at) VALUES (?, ?, 1, ?)');
+    this.increment = db.prepare('UPDATE attempt_counts SET count = count + 1 WHERE bucket = ? AND key = ?');
+    this.giveBackOne = db.prepare('UPDATE attempt_counts SET count = max(0, count - 1) WHERE bucket = ? AND key = ? AND reset_at = ?');
+    // Keys of finished windows are dropped a few at a time, so the table holds live windows only.
+    this.sweep = db.prepare(
+      'DELETE FROM attempt_counts WHERE (bucket, key) IN (SELECT bucket, key FROM attempt_counts WHERE reset_at <= ? LIMIT 100)',
+    );
   }
 
-  private static userKey(clientId: string, login: string): string {
-    return `${clientId}\u0000${login.toLowerCase()}`;
+  private static key(bucket: Bucket, ...parts: string[]): { bucket: Bucket; key: Buffer } {
+    return { bucket, key: createHash('sha256').update(parts.join('\u0000')).digest() };
   }
 
-  private async refuseIfSpent(entries: Array<[RateLimiterMemory, Limit, string]>): Promise<void> {
-    let waitMs = 0;
-    for (const [rl, limit, k] of entries) {
-      const res: RateLimiterRes | null = await rl.get(k);
-      if (res && res.consumedPoints >= limit.points) waitMs = Math.max(waitMs, res.msBeforeNext);
-    }
-    if (waitMs > 0) {
-      const error = new ServiceError('TOO_MANY_REQUESTS', 'too many attempts; try again later');
-      error.retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-      throw error;
-    }
+  /**
+   * Takes one attempt from every bucket, all or none, or throws 429 with the longest wait. It
+   * runs in the shared write transaction and is answered once the count is on disk.
+   */
+  private reserve(wanted: ReadonlyArray<{ bucket: Bucket; key: Buffer }>): Promise<Reservation> {
+    return this.writes.run(() => {
+      const now = this.clock.now();
+      const live = wanted.map((w) => {
+        const row = this.read.get(w.bucket, w.key);
+        return row && row.reset_at > now ? row : undefined;
+      });
+      let waitMs = 0;
+      live.forEach((row, i) => {
+        if (row && row.count >= this.limits[LIMIT_NAMES[wanted[i]!.bucket]].points) waitMs = Math.max(waitMs, row.reset_at - now);
+      });
+      if (waitMs > 0) throw tooMany(waitMs);
+      this.sweep.run(now);
+      const taken = wanted.map((w, i) => {
+        const row = live[i];
+        if (row) {
+          this.increment.run(w.bucket, w.key);
+          return { ...w, resetAt: row.reset_at };
+        }
+        const resetAt = now + this.limits[LIMIT_NAMES[w.bucket]].seconds * 1000;
+        this.start.run(w.bucket, w.key, resetAt);
+        return { ...w, resetAt };
+      });
+      return { taken };
+    });
   }
 
-  async checkLogin(clientId: string, login: string, address: string): Promise<void> {
-    await this.refuseIfSpent([
-      [this.loginUser, this.limits.loginFailuresPerUser, AbuseGuard.userKey(clientId, login)],
-      [this.loginAddress, this.limits.loginFailuresPerAddress, address],
+  /** Returns a reservation's attempts (its window still running): a success does not count. */
+  async giveBack(reservation: Reservation): Promise<void> {
+    await this.writes.run(() => {
+      for (const t of reservation.taken) this.giveBackOne.run(t.bucket, t.key, t.resetAt);
+    });
+  }
+
+  /**
+   * Before a password is checked. `memberId` is the member the login names, when it names one:
+   * its username and its e-mail then share one count; an unknown login counts by its text.
+   */
+  reserveLogin(clientId: string, memberId: string | undefined, login: string, address: string): Promise<Reservation> {
+    return this.reserve([
+      memberId ? AbuseGuard.key('login-user', 'member', memberId) : AbuseGuard.key('login-user', 'login', clientId, foldLogin(login)),
+      AbuseGuard.key('login-address', addressKey(address)),
     ]);
   }
 
-  async loginFailed(clientId: string, login: string, address: string): Promise<void> {
-    await this.loginUser.penalty(AbuseGuard.userKey(clientId, login), 1);
-    await this.loginAddress.penalty(address, 1);
-  }
-
-  async loginSucceeded(clientId: string, login: string): Promise<void> {
-    await this.loginUser.delete(AbuseGuard.userKey(clientId, login));
-  }
-
-  /** Counts one Implicit Flow registration attempt, refusing it if a count is already spent. */
+  /** One Implicit Flow registration attempt, counted whatever its outcome. */
   async registration(clientId: string, username: string, address: string): Promise<void> {
-    const userKey = AbuseGuard.userKey(clientId, username);
-    await this.refuseIfSpent([
-      [this.registerUser, this.limits.registrationsPerUser, userKey],
-      [this.registerAddress, this.limits.registrationsPerAddress, address],
-    ]);
-    await this.registerUser.penalty(userKey, 1);
-    await this.registerAddress.penalty(address, 1);
+    await this.reserve([AbuseGuard.key('register-user', clientId, foldLogin(username)), AbuseGuard.key('register-address', addressKey(address))]);
   }
 }
+
+/** Logins are matched case-insensitively (members.ts keys them lower-cased): count them alike. */
+const foldLogin = (login: string): string => login.toLowerCase();

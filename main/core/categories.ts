@@ -102,6 +102,11 @@ export class Categories {
     }
   }
 
+  /** These categories as replies, in the order given, deleted ones included; unknown ids are skipped. */
+  replies(ids: readonly number[]): CategoryReply[] {
+    return ids.map((id) => this.byId.get(id)).filter((row) => row !== undefined).map(categoryReply);
+  }
+
   /** The categories of many POIs in one query, deleted ones included (POIs keep them). */
   forPois(poiIds: readonly number[]): Map<number, CategoryReply[]> {
     const map = new Map<number, CategoryReply[]>();

@@ -48,3 +48,26 @@ export function validate<T>(schema: { safeParse(v: unknown): { success: true; da
   if (!result.success) throw fromZod(result.error);
   return result.data;
 }
+
+/**
+ * A failure of the storage under the database, told apart from a bug: the disk is full, the
+ * database is locked by another process for longer than the busy timeout, or the file cannot be
+ * read or written (an I/O error, a read-only file system, a damaged page). The service keeps
+ * answering reads; the write that met it changed nothing (its transaction was rolled back).
+ */
+export function storageError(error: unknown): ServiceError | undefined {
+  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : '';
+  if (!code.startsWith('SQLITE_')) return undefined;
+  if (code === 'SQLITE_FULL') {
+    return new ServiceError('STORAGE_FULL', 'the disk holding the database is full; nothing was written. Free some space and try again');
+  }
+  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED' || code.startsWith('SQLITE_LOCKED_')) {
+    const busy = new ServiceError('STORAGE_BUSY', 'another program is holding the database; nothing was written. Try again');
+    busy.retryAfterSeconds = 1;
+    return busy;
+  }
+  if (/^SQLITE_(IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB|PROTOCOL)/.test(code)) {
+    return new ServiceError('STORAGE_UNAVAILABLE', `the database file cannot be read or written (${code}); nothing was written`);
+  }
+  return undefined;
+}

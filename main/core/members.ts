@@ -12,6 +12,7 @@ import {
 import type { Clock } from './clock.js';
 import { ServiceError, validate } from './errors.js';
 import type { PasswordHasher } from './passwords.js';
+import type { WriteBatcher } from './store/write-batcher.js';
 import type { Tokens } from './tokens.js';
 
 export interface MemberRow {
@@ -38,6 +39,8 @@ const COLUMNS = 'id, client_id, username, email, pwd_hash, gender, birthday, ema
 /** Usernames and e-mails are unique per client, compared case-insensitively. */
 const key = (s: string): string => s.toLowerCase();
 
+const wrongCredentials = (): ServiceError => new ServiceError('INVALID_CREDENTIALS', 'unknown member or wrong password');
+
 const alreadyExists = (parameter: 'username' | 'email'): ServiceError =>
   new ServiceError('ALREADY_EXISTS', `a member with this ${parameter} already exists`, parameter);
 
@@ -56,9 +59,11 @@ export class Members {
   private readonly page: Statement<[string, number, number], MemberRow>;
   private readonly del: Statement;
   private readonly upd: Statement;
+  private readonly currentHash: Statement<[string], string>;
 
   constructor(
     private readonly db: Database,
+    private readonly writes: WriteBatcher,
     private readonly clock: Clock,
     private readonly tokens: Tokens,
     private readonly passwords: PasswordHasher,
@@ -77,6 +82,7 @@ export class Members {
     // Keyed on the password hash that was checked too: a password changed by a concurrent request
     // while this one was hashing makes this one fail instead of silently overwriting it.
     this.upd = db.prepare('UPDATE members SET pwd_hash = ?, gender = ?, birthday = ? WHERE client_id = ? AND id = ? AND pwd_hash = ?');
+    this.currentHash = db.prepare<[string], string>('SELECT pwd_hash FROM members WHERE id = ?').pluck();
   }
 
   private expiry(expiresIn: number | undefined): number | null {
@@ -106,12 +112,12 @@ export class Members {
     };
     const expiresAt = this.expiry(input.expiresin);
     try {
-      const token = this.db.transaction(() => {
+      const token = await this.writes.run(() => {
         // Another registration may have taken the name while we were hashing.
         this.assertFree(clientId, input.username, input.email);
         this.insert.run({ ...member, username_key: key(member.username), email_key: key(member.email) });
         return this.tokens.issue(clientId, 'member', member.id, expiresAt);
-      })();
+      });
       return { member, token, expiresAt };
     } catch (error) {
       if (isUniqueViolation(error)) throw alreadyExists(error.message.includes('email') ? 'email' : 'username');
@@ -119,25 +125,39 @@ export class Members {
     }
   }
 
+  /** The member a login names: its e-mail when it holds an @, else its username. */
+  findLogin(clientId: string, login: string): MemberRow | undefined {
+    return login.includes('@') ? this.byEmail.get(clientId, key(login)) : this.byUsername.get(clientId, key(login));
+  }
+
   /**
-   * Checks a username-or-e-mail and password. An unknown login costs one argon2 verification,
-   * like a wrong password, and both get the same error.
+   * Checks a password against the member a login named. No member costs one argon2
+   * verification, like a wrong password, and both get the same error.
    */
-  async authenticate(clientId: string, login: string, pwd: string): Promise<MemberRow> {
-    const member = login.includes('@')
-      ? this.byEmail.get(clientId, key(login))
-      : this.byUsername.get(clientId, key(login));
+  async checkPassword(member: MemberRow | undefined, pwd: string): Promise<MemberRow> {
     if (!member) {
       await this.passwords.burn(pwd);
     } else if (await this.passwords.verify(member.pwd_hash, pwd)) {
       return member;
     }
-    throw new ServiceError('INVALID_CREDENTIALS', 'unknown member or wrong password');
+    throw wrongCredentials();
   }
 
-  startSession(member: MemberRow, expiresIn: number | undefined): Session {
+  async authenticate(clientId: string, login: string, pwd: string): Promise<MemberRow> {
+    return this.checkPassword(this.findLogin(clientId, login), pwd);
+  }
+
+  /**
+   * Issues a token to a member whose password was just checked, only if that password is still
+   * the member's: a password change or a deletion that landed while it was being checked refuses
+   * the login, as if it had landed first.
+   */
+  startSession(checked: MemberRow, expiresIn: number | undefined): Promise<Session> {
     const expiresAt = this.expiry(expiresIn);
-    return { member, token: this.tokens.issue(member.client_id, 'member', member.id, expiresAt), expiresAt };
+    return this.writes.run(() => {
+      if (this.currentHash.get(checked.id) !== checked.pwd_hash) throw wrongCredentials();
+      return { member: checked, token: this.tokens.issue(checked.client_id, 'member', checked.id, expiresAt), expiresAt };
+    });
   }
 
   find(clientId: string, memberId: string): MemberRow | undefined {

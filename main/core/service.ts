@@ -8,6 +8,7 @@ import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/i
 import { Members } from './members.js';
 import { argon2Hasher, type PasswordHasher } from './passwords.js';
 import { ClusterCache } from './pois/clusters.js';
+import { DataWatch } from './pois/data-watch.js';
 import { PoiStore } from './pois/poi-store.js';
 import { Pois } from './pois/pois.js';
 import { PoiQueries } from './pois/queries.js';
@@ -40,6 +41,8 @@ export interface Core {
   pois: Pois;
   queries: PoiQueries;
   clusters: ClusterCache;
+  /** Whether the data may have changed, from this process or another on the same file. */
+  watch: DataWatch;
   warnings: WarningStore;
   settings: SettingsStore;
   geocoder: Geocoder;
@@ -60,16 +63,18 @@ export function createCore(options: CoreOptions): Core {
     now: () => clock.now(),
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
   });
+  const writes = new WriteBatcher(db);
   const tokens = new Tokens(db, clock);
   const clients = new Clients(db, clock, tokens);
-  const members = new Members(db, clock, tokens, options.passwords ?? argon2Hasher());
-  const abuse = new AbuseGuard({ ...DEFAULT_LIMITS, ...options.limits });
+  const members = new Members(db, writes, clock, tokens, options.passwords ?? argon2Hasher());
+  const abuse = new AbuseGuard(db, writes, clock, { ...DEFAULT_LIMITS, ...options.limits });
   const categories = new Categories(db, clock);
-  const warnings = new WarningStore(db, clock);
+  const warnings = new WarningStore(db, clock, categories);
   const store = new PoiStore(db);
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
-  const pois = new Pois(new WriteBatcher(db), clock, store, categories, warnings, geocoder);
+  const pois = new Pois(writes, clock, store, categories, warnings, geocoder);
   const queries = new PoiQueries(store, pois);
+  const watch = new DataWatch(db);
   const readTx = db.transaction((work: () => unknown) => work());
   return {
     db,
@@ -80,12 +85,13 @@ export function createCore(options: CoreOptions): Core {
     categories,
     pois,
     queries,
-    clusters: new ClusterCache(store),
+    clusters: new ClusterCache(store, watch),
+    watch,
     warnings,
     settings: new SettingsStore(db),
     geocoder,
     membership: new MembershipApi(clients, members, tokens, abuse),
-    poiApi: new PoiApi(tokens, pois, queries, store, categories, warnings),
+    poiApi: new PoiApi(writes, tokens, pois, queries, store, categories, warnings),
     read: <T>(work: () => T): T => readTx.deferred(work) as T,
     close: () => db.close(),
   };

@@ -14,6 +14,15 @@ export interface Principal {
   expiresAt: number | null;
 }
 
+/**
+ * Who a write is made for. Checked again inside the write transaction: a token revoked, or its
+ * member deleted, while the request was in flight refuses the write as if that had come first.
+ */
+export interface Author {
+  memberId: string | null;
+  assertStillValid(): void;
+}
+
 /** A token as a request carries it, or the principal a transport has already resolved it to. */
 export type Credential = string | undefined | Principal;
 
@@ -47,6 +56,7 @@ export class Tokens {
   private readonly revokeOfMemberExcept: Statement;
   private readonly revokeAdminOf: Statement;
   private readonly dataVersion: Statement<[], number>;
+  private readonly liveStmt: Statement<[Buffer], Pick<TokenRow, 'revoked_at'>>;
   private readonly cache = new Map<string, TokenRow>();
   private cacheVersion = -1;
 
@@ -64,6 +74,7 @@ export class Tokens {
       'UPDATE tokens SET revoked_at = ? WHERE member_id = ? AND hash <> ? AND revoked_at IS NULL',
     );
     this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.liveStmt = db.prepare('SELECT revoked_at FROM tokens WHERE hash = ?');
     this.revokeAdminOf = db.prepare(
       "UPDATE tokens SET revoked_at = ? WHERE client_id = ? AND role = 'admin' AND revoked_at IS NULL",
     );
@@ -111,6 +122,17 @@ export class Tokens {
       this.cache.set(key, row);
     }
     return row;
+  }
+
+  /** The author of a write made with this principal's token (uncached: read inside the write). */
+  author(principal: Principal): Author {
+    return {
+      memberId: principal.memberId,
+      assertStillValid: () => {
+        const row = this.liveStmt.get(principal.tokenHash);
+        if (!row || row.revoked_at !== null) throw refusedToken();
+      },
+    };
   }
 
   /** The principal of a credential, resolving it only if it is still a token. */

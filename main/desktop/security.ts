@@ -1,4 +1,8 @@
 import { app, shell, type Session, type WebContents } from 'electron';
+import { operations, type Answer } from '../../shared/contract.js';
+import { errorBody, OK_BODY, type OkBody } from '../../shared/errors.js';
+import { fromZod } from '../core/errors.js';
+import { externalLink } from './external-links.js';
 
 /** The renderer's own origin: everything else is foreign. */
 export const APP_SCHEME = 'poi-app';
@@ -6,26 +10,29 @@ export const APP_ORIGIN = `${APP_SCHEME}://renderer`;
 
 export const isOwn = (url: string): boolean => url.startsWith(`${APP_ORIGIN}/`);
 
-/** Opens http(s) links in the system browser; nothing else ever leaves the app. */
-function openExternally(url: string): void {
-  if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
+/**
+ * The `app.openExternal` operation: a link the user clicked in the app (the map's attribution,
+ * say) opens in the system browser when `externalLink` allows it. `userActivated` is the page's
+ * user activation as the preload read it when the call was made.
+ */
+export function openExternalLink(input: unknown, userActivated: boolean): Answer<OkBody> {
+  const parsed = operations['app.openExternal'].safeParse(input ?? {});
+  if (!parsed.success) return { ok: false, error: fromZod(parsed.error).toBody() };
+  const decision = externalLink(parsed.data.url, userActivated);
+  if (!decision.open) return { ok: false, error: errorBody('FORBIDDEN', decision.reason, 'url') };
+  void shell.openExternal(decision.url);
+  return { ok: true, value: OK_BODY };
 }
 
 /**
- * Navigation, redirects, new windows and permission requests are refused. A link the user
- * clicks (the map's attribution, say) opens in the system browser instead: navigations reach
- * `will-navigate` only when the page itself asks for them, and our CSP lets no foreign script
- * run in the page to ask.
+ * Navigation, redirects, new windows and permission requests are refused, and open nothing:
+ * Electron does not say whether a person asked for them. Links leave the app only through
+ * `openExternalLink`, from the renderer's click handler.
  */
 export function harden(contents: WebContents): void {
-  contents.setWindowOpenHandler(({ url }) => {
-    openExternally(url);
-    return { action: 'deny' };
-  });
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
   contents.on('will-navigate', (event, url) => {
-    if (isOwn(url)) return;
-    event.preventDefault();
-    openExternally(url);
+    if (!isOwn(url)) event.preventDefault();
   });
   contents.on('will-redirect', (event, url) => {
     if (!isOwn(url)) event.preventDefault();

@@ -1,7 +1,9 @@
 import { networkInterfaces } from 'node:os';
 import type { ListenerStatus } from '../../shared/contract.js';
+import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings.js';
+import { portHolder } from './port-holder.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
 
 const HOSTS = { local: '127.0.0.1', lan: '0.0.0.0' } as const;
@@ -16,12 +18,20 @@ export function reachableAddresses(host: string, port: number): string[] {
   return addresses.map((a) => `http://${a}:${port}/1/`);
 }
 
+/** Why a listener could not start, as the errno of its `listen`. */
+const errnoOf = (error: unknown): string | undefined =>
+  error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+
 /**
  * The API listener the console turns on and off: its settings live in the database, so the
- * next start restores them. Failures (a port in use) are kept and shown, never thrown at the UI.
+ * next start restores them. A new configuration replaces the running listener only once it
+ * listens: one that fails leaves the working listener and the saved settings as they were, and
+ * is answered as an error (PORT_UNAVAILABLE) that says which port and why.
  */
 export class ListenerControl {
   private server: ApiServer | undefined;
+  /** What the running server was started with. */
+  private running: ListenerSettings | undefined;
   private state: ListenerStatus['state'] = 'stopped';
   private error: string | null = null;
   private boundPort = 0;
@@ -29,6 +39,8 @@ export class ListenerControl {
   constructor(
     private readonly core: Core,
     private readonly onRequest: (entry: RequestLogEntry) => void = () => undefined,
+    /** The port of this app's own admin console, to name it when it is the one in the way. */
+    private readonly consolePort: () => number | undefined = () => undefined,
   ) {}
 
   status(): ListenerStatus {
@@ -43,43 +55,109 @@ export class ListenerControl {
     };
   }
 
-  /** Starts the listener if the saved settings say so. */
+  /**
+   * Starts the listener if the saved settings say so. At start-up there is no listener to keep:
+   * a failure is kept in the status ("failed") and shown, not thrown.
+   */
   async restore(): Promise<ListenerStatus> {
-    return this.apply(this.core.settings.listener());
-  }
-
-  async configure(next: ListenerSettings): Promise<ListenerStatus> {
-    this.core.settings.setListener(next);
-    return this.apply(next);
-  }
-
-  private async apply(next: ListenerSettings): Promise<ListenerStatus> {
-    await this.stop();
-    this.error = null;
-    if (!next.enabled) return this.status();
-    const server = new ApiServer(this.core, { host: HOSTS[next.scope], port: next.port });
-    server.on('request', this.onRequest);
-    this.state = 'starting';
     try {
-      this.boundPort = (await server.start()).port;
-      this.server = server;
-      this.state = 'listening';
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
+      return await this.configure(this.core.settings.listener());
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
       this.state = 'failed';
-      this.error =
-        code === 'EADDRINUSE'
-          ? `port ${next.port} is already in use by another program`
-          : code === 'EACCES'
-            ? `port ${next.port} needs administrator rights; use a port above 1024`
-            : (e as Error).message;
+      this.error = error.message;
+      return this.status();
     }
+  }
+
+  /** Applies and saves a configuration once it works; throws PORT_UNAVAILABLE when it does not. */
+  async configure(next: ListenerSettings): Promise<ListenerStatus> {
+    if (!next.enabled) {
+      await this.stop();
+      this.error = null;
+      this.core.settings.setListener(next);
+      return this.status();
+    }
+    const previous = this.running;
+    if (previous && previous.port === next.port && previous.scope === next.scope) {
+      this.core.settings.setListener(next);
+      return this.status();
+    }
+    const server = await this.startBeside(previous, next);
+    const old = this.server;
+    this.server = server.api;
+    this.running = next;
+    this.boundPort = server.port;
+    this.state = 'listening';
+    this.error = null;
+    await old?.stop();
+    this.core.settings.setListener(next);
     return this.status();
+  }
+
+  /**
+   * Starts a server for `next` while the running one keeps serving. When the running one holds
+   * the very port (on the other scope: 0.0.0.0:P cannot bind beside 127.0.0.1:P), it is stopped
+   * first and started again if the new one fails.
+   */
+  private async startBeside(previous: ListenerSettings | undefined, next: ListenerSettings): Promise<{ api: ApiServer; port: number }> {
+    const idle = !this.server;
+    if (idle) this.state = 'starting';
+    try {
+      return await this.listen(next);
+    } catch (error) {
+      if (errnoOf(error) !== 'EADDRINUSE' || previous?.port !== next.port) throw await this.refusal(next.port, error);
+    } finally {
+      if (idle) this.state = this.error ? 'failed' : 'stopped';
+    }
+    // Only this app's own listener was in the way: free the port, and come back if that was not enough.
+    await this.stop();
+    try {
+      return await this.listen(next);
+    } catch (error) {
+      const refusal = await this.refusal(next.port, error);
+      await this.revive(previous);
+      throw refusal;
+    }
+  }
+
+  private async listen(settings: ListenerSettings): Promise<{ api: ApiServer; port: number }> {
+    const api = new ApiServer(this.core, { host: HOSTS[settings.scope], port: settings.port });
+    api.on('request', this.onRequest);
+    return { api, port: (await api.start()).port };
+  }
+
+  /** Starts the listener that was running before a failed switch, as it was. */
+  private async revive(settings: ListenerSettings): Promise<void> {
+    try {
+      const server = await this.listen(settings);
+      this.server = server.api;
+      this.running = settings;
+      this.boundPort = server.port;
+      this.state = 'listening';
+    } catch (error) {
+      // Someone took the old port in the moment it was free: nothing is listening any more.
+      this.state = 'failed';
+      this.error = (await this.refusal(settings.port, error)).message;
+    }
+  }
+
+  /** The error a failed `listen` on this port is answered with. */
+  private async refusal(port: number, error: unknown): Promise<ServiceError> {
+    const errno = errnoOf(error);
+    const message =
+      errno === 'EADDRINUSE'
+        ? `port ${port} is already in use by ${await portHolder(port, this.consolePort())}`
+        : errno === 'EACCES'
+          ? `port ${port} needs administrator rights; use a port above 1024`
+          : `port ${port} cannot be listened on: ${error instanceof Error ? error.message : String(error)}`;
+    return new ServiceError('PORT_UNAVAILABLE', message, 'port');
   }
 
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    this.running = undefined;
     this.state = 'stopped';
     await server?.stop();
   }

@@ -19,8 +19,11 @@ export interface Route {
   methods: Partial<Record<Method, Handler>>;
   /** These verbs (true: all) need a valid access_token, checked before any parameter. */
   token?: boolean | readonly Method[];
-  /** Synchronous reads only: run in one read transaction with the token check. */
-  read?: boolean;
+  /**
+   * These verbs (true: all) only read, synchronously: they run in one read transaction with the
+   * token check, and HEAD is answered for them (and only for them) as GET without a body.
+   */
+  read?: boolean | readonly Method[];
 }
 
 /** Operations the spec documents as GET were also called with POST by real clients. */
@@ -54,7 +57,9 @@ export function resolveRoute(routes: readonly Route[], method: string, pathname:
   for (const route of routes) {
     const match = route.path.exec(resource);
     if (!match) continue;
-    const verb = (method === 'HEAD' ? 'GET' : method) as Method;
+    const reads = (v: string): boolean => route.read === true || (Array.isArray(route.read) && route.read.includes(v as Method));
+    // HEAD is GET without the body, so only where GET only reads: a HEAD must never write.
+    const verb = (method === 'HEAD' && reads('GET') ? 'GET' : method) as Method;
     const handler = Object.hasOwn(route.methods, verb) ? route.methods[verb] : undefined;
     if (!handler) {
       throw new ServiceError(
@@ -63,7 +68,7 @@ export function resolveRoute(routes: readonly Route[], method: string, pathname:
       );
     }
     const needsToken = route.token === true || (Array.isArray(route.token) && route.token.includes(verb));
-    return { handler, needsToken, read: route.read === true, args: match.slice(1).map(decodeSegment) };
+    return { handler, needsToken, read: reads(verb), args: match.slice(1).map(decodeSegment) };
   }
   throw new ServiceError('NOT_FOUND', `no operation at /${version}/${resource}.${format}`);
 }

@@ -3,10 +3,11 @@ import { createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { errorBody, type ErrorBody } from '../../shared/errors.js';
-import { ServiceError } from '../core/errors.js';
+import { ServiceError, storageError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ParsedBody } from './body-parsers.js';
 import { jsonEntries, registerBodyParsers } from './body-parsers.js';
+import { defaultConnectionLimits, guardConnections, type ConnectionLimits } from './connection-guard.js';
 import { WireParams, parseUrlEncoded } from './params.js';
 import { resolveRoute, type Route } from './router.js';
 import { mountConsole, type ConsoleOptions } from './console-routes.js';
@@ -22,6 +23,8 @@ export interface ApiServerOptions {
   bodyLimit?: number;
   /** Serve the service's API under /1/ (default true). */
   api?: boolean;
+  /** Caps and timeouts of connections; the defaults of connection-guard.ts where not given. */
+  connections?: Partial<ConnectionLimits>;
   /** Also serve the admin UI and its operations (browser mode). */
   console?: ConsoleOptions;
 }
@@ -49,8 +52,16 @@ function sendError(reply: FastifyReply, body: ErrorBody, retryAfter?: number): v
   void reply.code(body.code).type('application/json; charset=utf-8').send(body);
 }
 
-/** Turns anything thrown while handling a request into the wire error; 5xx only for bugs. */
+/**
+ * Turns anything thrown while handling a request into the wire error: 503 for the storage under
+ * the database (logged: the operator must hear of a full disk), 500 only for bugs.
+ */
 function toErrorBody(error: unknown): { body: ErrorBody; retryAfter?: number; internal: boolean } {
+  const storage = storageError(error);
+  if (storage) {
+    const body = storage.toBody();
+    return storage.retryAfterSeconds === undefined ? { body, internal: true } : { body, retryAfter: storage.retryAfterSeconds, internal: true };
+  }
   if (error instanceof ServiceError) {
     const body = error.toBody();
     return error.retryAfterSeconds === undefined
@@ -102,7 +113,9 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       // Our own server: an HTTP/1.1 request without Host still gets a JSON answer (Node would
       // refuse it bare), and CONNECT, which Node hands to no route, is answered instead of dropped.
       serverFactory: (handler) => {
-        const server = createServer({ requireHostHeader: false }, handler);
+        // Node checks its header and request timeouts every connectionsCheckingInterval.
+        const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: 1000 }, handler);
+        guardConnections(server, { ...defaultConnectionLimits(), ...this.options.connections });
         server.on('connect', (_req, socket: Duplex) => {
           const body = JSON.stringify(errorBody('METHOD_NOT_ALLOWED', 'CONNECT is not allowed'));
           socket.end(

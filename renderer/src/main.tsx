@@ -6,6 +6,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { ConsoleTokenDialog } from './ConsoleTokenDialog';
 import { takeTokenFromAddress } from './consoleToken';
+import { openLinksInSystemBrowser } from './externalLinks';
 import { inBrowserMode } from './transport';
 
 const queryClient = new QueryClient({
@@ -18,6 +19,8 @@ if (inBrowserMode) {
   takeTokenFromAddress();
   window.addEventListener('hashchange', takeTokenFromAddress);
 }
+
+openLinksInSystemBrowser();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

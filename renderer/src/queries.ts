@@ -1,4 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import type { Input, OpName, Output } from '../../shared/contract';
 import { call } from './transport';
 
@@ -14,7 +15,11 @@ export const keys = {
   members: (clientId: string) => ['members', clientId] as const,
   listener: ['listener'] as const,
   settings: ['settings'] as const,
+  version: ['version'] as const,
 };
+
+/** How often an open map asks whether the data under it changed. */
+const VERSION_POLL_MS = 2000;
 
 export const useClients = () => useQuery({ queryKey: keys.clients, queryFn: () => call('clients.list', {}) });
 
@@ -34,6 +39,25 @@ export const useMapView = (clientId: string | undefined, view: Omit<Input<'pois.
     // Keep drawing the last view while the next one loads: no flicker on pan.
     placeholderData: keepPreviousData,
   });
+
+/**
+ * While the map is shown: asks for the data's version every 2 s and, when it moves (a write from
+ * this window, or from another process on the same database, such as a `cli serve` beside the
+ * app), refetches the client's POI queries and categories, so the open map redraws by itself.
+ */
+export function useLiveData(clientId: string): void {
+  const queryClient = useQueryClient();
+  const version = useQuery({ queryKey: keys.version, queryFn: () => call('pois.version', {}), refetchInterval: VERSION_POLL_MS });
+  const seen = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (version.data === undefined) return;
+    if (seen.current !== undefined && seen.current !== version.data) {
+      void queryClient.invalidateQueries({ queryKey: keys.pois(clientId) });
+      void queryClient.invalidateQueries({ queryKey: keys.categories(clientId) });
+    }
+    seen.current = version.data;
+  }, [version.data, clientId, queryClient]);
+}
 
 export const usePoi = (clientId: string | undefined, poi: number | undefined) =>
   useQuery({ queryKey: keys.poi(clientId ?? '', poi ?? 0), queryFn: () => call('pois.get', { clientId: clientId!, poi: poi! }), enabled: !!clientId && !!poi });

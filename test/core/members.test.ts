@@ -98,7 +98,7 @@ describe('members', () => {
   it('changes the password only with the old one, and logs out every other token', async () => {
     const { core, clientId } = await setup();
     const first = await core.members.register(clientId, alice);
-    const second = core.members.startSession(first.member, undefined);
+    const second = await core.members.startSession(first.member, undefined);
     await expect(core.members.update(clientId, first.member.id, { pwd: 'newpass1' })).rejects.toMatchObject({
       code: 'MISSING_PARAMETER',
       parameter: 'oldpwd',

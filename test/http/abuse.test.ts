@@ -1,4 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { addressKey } from '../../main/core/abuse.js';
+import { argon2Hasher, type PasswordHasher } from '../../main/core/passwords.js';
+import { createCore } from '../../main/core/service.js';
+import { testCore } from '../support/core.js';
 import { startTestServer, type TestServer } from '../support/http.js';
 
 let t: TestServer | undefined;
@@ -51,15 +58,128 @@ describe('failed logins', () => {
     expect(r.status).toBe(429);
   });
 
-  it('a successful login clears the count of that username', async () => {
+  it('a successful login gives back its own attempt only: earlier failures still count', async () => {
     const { server, apiKey } = await setup();
     const login = (pwd: string) => server.post('/1/users/login.json', { api_key: apiKey, username: 'victim01', pwd });
     expect((await login('wrong-pwd')).status).toBe(401);
-    expect((await login('wrong-pwd')).status).toBe(401);
+    expect((await login('secret1')).status).toBe(200);
     expect((await login('secret1')).status).toBe(200);
     expect((await login('wrong-pwd')).status).toBe(401);
     expect((await login('wrong-pwd')).status).toBe(401);
-    expect((await login('secret1')).status).toBe(200);
+    expect((await login('secret1')).status).toBe(429);
+  });
+
+  it('counts the username and the e-mail of one member in one bucket', async () => {
+    const { server, apiKey } = await setup();
+    const login = (username: string) => server.post('/1/users/login.json', { api_key: apiKey, username, pwd: 'wrong-pwd' });
+    expect((await login('victim01')).status).toBe(401);
+    expect((await login('VICTIM01@example.com')).status).toBe(401);
+    expect((await login('victim01@example.com')).status).toBe(401);
+    expect((await login('Victim01')).status).toBe(429);
+  });
+});
+
+describe('guesses sent in parallel', () => {
+  /** The real argon2 hasher, counting the passwords it checks. */
+  const counted = (): PasswordHasher & { checked: number } => {
+    const real = argon2Hasher();
+    const hasher: PasswordHasher & { checked: number } = {
+      checked: 0,
+      hash: real.hash,
+      verify: (stored, pwd) => ((hasher.checked += 1), real.verify(stored, pwd)),
+      burn: (pwd) => ((hasher.checked += 1), real.burn(pwd)),
+    };
+    return hasher;
+  };
+
+  /** A listener allowing 5 attempts per user and plenty per address, with one member. */
+  async function victim() {
+    const passwords = counted();
+    t = await startTestServer({ limits: { ...limits, loginFailuresPerUser: { points: 5, seconds: 600 }, loginFailuresPerAddress: { points: 1000, seconds: 600 } }, passwords });
+    const c = t.core.clients.create({ name: 'Demo' });
+    await t.core.members.register(c.client_id, { username: 'victim01', pwd: 'secret1', email: 'v@example.com' });
+    passwords.checked = 0;
+    const server = t;
+    return { passwords, guess: (pwd: string) => server.post('/1/users/login.json', { api_key: c.client_id, username: 'victim01', pwd }) };
+  }
+
+  it('check at most the per-user limit of passwords, however many arrive at once', async () => {
+    const { passwords, guess } = await victim();
+    const guesses = Array.from({ length: 100 }, (_, i) => guess(`wrong${i}`));
+    const statuses = (await Promise.all(guesses)).map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(95);
+    expect(passwords.checked).toBe(5);
+  });
+
+  it('the right password among 60 parallel guesses is only tried if it is one of the 5 that are checked', async () => {
+    const { passwords, guess } = await victim();
+    const guesses = Array.from({ length: 60 }, (_, i) => guess(i === 59 ? 'secret1' : `wrong${i}`));
+    const statuses = (await Promise.all(guesses)).map((r) => r.status);
+    expect(passwords.checked).toBe(5);
+    expect(statuses.filter((s) => s === 401 || s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(55);
+  });
+
+  it('check at most the per-address limit, whatever the usernames', async () => {
+    const passwords = counted();
+    // 400 connections at once from one address: more than the listener's per-address cap allows.
+    t = await startTestServer(
+      { limits: { ...limits, loginFailuresPerUser: { points: 5, seconds: 600 }, loginFailuresPerAddress: { points: 50, seconds: 600 } }, passwords },
+      { connections: { maxConnectionsPerAddress: 1000 } },
+    );
+    const c = t.core.clients.create({ name: 'Demo' });
+    const server = t;
+    const guesses = Array.from({ length: 400 }, (_, i) => server.post('/1/users/login.json', { api_key: c.client_id, username: `nobody${i}x`, pwd: 'whatever' }));
+    const statuses = (await Promise.all(guesses)).map((r) => r.status);
+    expect(passwords.checked).toBe(50);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(350);
+  });
+});
+
+describe('what a restart keeps', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the counts live in the database: a restart (or another process on the same file) does not reset them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'poi-abuse-'));
+    dirs.push(dir);
+    const file = join(dir, 'poi.sqlite');
+    const first = createCore({ file, limits });
+    const c = first.clients.create({ name: 'Demo' });
+    await first.members.register(c.client_id, { username: 'victim01', pwd: 'secret1', email: 'v@example.com' });
+    for (let i = 0; i < 3; i++) await expect(first.membership.login(c.client_id, { username: 'victim01', pwd: 'nope' }, '10.0.0.1')).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+    const beside = createCore({ file, limits });
+    await expect(beside.membership.login(c.client_id, { username: 'victim01', pwd: 'secret1' }, '10.0.0.2')).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    beside.close();
+    first.close();
+    const restarted = createCore({ file, limits });
+    await expect(restarted.membership.login(c.client_id, { username: 'victim01', pwd: 'secret1' }, '10.0.0.3')).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    expect(restarted.db.prepare('SELECT count(*) FROM attempt_counts').pluck().get()).toBeGreaterThan(0);
+    // Keys are digests: the usernames and addresses tried are not kept in clear.
+    const keys = restarted.db.prepare('SELECT key FROM attempt_counts').pluck().all() as Buffer[];
+    for (const key of keys) expect(key.toString('latin1')).not.toMatch(/victim01|10\.0\.0/);
+    restarted.close();
+  });
+});
+
+describe('remote addresses', () => {
+  it('count an IPv6 address by its /64 and an IPv4-mapped one as IPv4', async () => {
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe(addressKey('2001:db8:1:2:bbbb:cccc:dddd:eeee'));
+    expect(addressKey('2001:db8:1:2::1')).not.toBe(addressKey('2001:db8:1:3::1'));
+    expect(addressKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(addressKey('192.0.2.7')).not.toBe(addressKey('192.0.2.8'));
+    const core = testCore({ limits: { ...limits, loginFailuresPerAddress: { points: 2, seconds: 600 } } });
+    const c = core.clients.create({ name: 'Demo' });
+    const login = (address: string, username: string) => core.membership.login(c.client_id, { username, pwd: 'nope' }, address);
+    await expect(login('2001:db8:1:2::1', 'someone01')).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+    await expect(login('2001:db8:1:2:ffff:ffff:ffff:ffff', 'someone02')).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+    await expect(login('2001:db8:1:2::abcd', 'someone03')).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    await expect(login('2001:db8:1:3::1', 'someone04')).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+    core.close();
   });
 });
 
@@ -73,6 +193,16 @@ describe('registrations through api_key', () => {
     expect(blocked.status).toBe(429);
     expect(server.core.db.prepare("SELECT count(*) FROM members WHERE username = 'implicit9'").pluck().get()).toBe(0);
     for (let i = 0; i < 5; i++) expect((await reg(`byadmin${i}`, { access_token: admin })).status).toBe(200);
+  });
+
+  it('sent in parallel, never exceed the per-address limit', async () => {
+    const { server, apiKey } = await setup();
+    const regs = Array.from({ length: 40 }, (_, i) =>
+      server.post('/1/users.json', { api_key: apiKey, username: `parallel${i}x`, pwd: 'secret1', email: `p${i}@example.com` }),
+    );
+    const statuses = (await Promise.all(regs)).map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(3);
+    expect(server.core.db.prepare("SELECT count(*) FROM members WHERE username LIKE 'parallel%'").pluck().get()).toBe(3);
   });
 
   it('are limited per client+username, failures included', async () => {

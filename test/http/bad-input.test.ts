@@ -66,7 +66,7 @@ async function ensureWorld(): Promise<void> {
     const s = await core.members.register(w.apiKey, { username: 'fielduser1', pwd: 'secret1', email: 'field@example.com' });
     Object.assign(w, { memberId: s.member.id, member: s.token });
   }
-  if (!alive(w.member)) w.member = core.members.startSession(core.members.require(w.apiKey, w.memberId), undefined).token;
+  if (!alive(w.member)) w.member = (await core.members.startSession(core.members.require(w.apiKey, w.memberId), undefined)).token;
   if (!w.victim || !core.members.find(w.apiKey, w.victim)) {
     w.victim = (await core.members.register(w.apiKey, { username: `victim${++spawned}x`, pwd: 'secret1', email: `victim${spawned}@example.net` })).member.id;
   }
@@ -82,7 +82,7 @@ function sub(text: string): string {
   return text.replace(/⟦(\w+)(?::(\w+))?⟧/g, (_m, key: string, mod: string | undefined) => {
     const value =
       key === 'FRESH'
-        ? f.t.core.members.startSession(f.t.core.members.require(w.apiKey, w.memberId), 60).token
+        ? f.t.core.tokens.issue(w.apiKey, 'member', w.memberId, f.t.core.clock.now() + 60_000)
         : String({ ADMIN: w.admin, MEMBER: w.member, OTHER: w.other, APIKEY: w.apiKey, OPENKEY: w.openKey, MEMBERID: w.memberId, VICTIM: w.victim, POI: w.poi, CATEGORY: w.category }[key]);
     return mod === 'upper' ? value.toUpperCase() : mod === 'pad' ? ` ${value} ` : value;
   });

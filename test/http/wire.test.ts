@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/http.js';
 import { rawRequest } from '../support/raw-http.js';
+import { poiFixture } from '../support/fixture.js';
 
 let t: TestServer;
 let admin: string;
@@ -202,5 +203,36 @@ describe('requests that are not HTTP', () => {
     expect(r.status).toBe(400);
     expect(JSON.parse(r.body)).toMatchObject({ code: 400, description: 'EXCEPTION_MALFORMED_REQUEST' });
     expect((await t.get('/1/users.json', { access_token: admin })).status).toBe(200);
+  });
+});
+
+describe('HEAD', () => {
+  it('never writes: 405 on add, update, delete and the other writes; GET without a body where GET only reads', async () => {
+    const f = await poiFixture();
+    try {
+      const poi = await f.addPoi({ name: 'Kept' });
+      const count = () => f.t.core.db.prepare('SELECT count(*) FROM pois').pluck().get();
+      const before = count();
+      const head = (path: string, fields: Record<string, string | number>) => f.t.call('HEAD', path, fields);
+      for (const [path, fields] of [
+        ['/1/pois/delete.json', { oauth_token: f.admin, poi: poi.id as number }],
+        ['/1/pois/add.json', { oauth_token: f.admin, lat: 1, lng: 2, name: 'Ghost', categories: 1 }],
+        ['/1/pois/update.json', { oauth_token: f.admin, poi: poi.id as number, name: 'Renamed' }],
+        ['/1/pois/categories/add.json', { oauth_token: f.admin, desc: 'Ghost' }],
+        ['/1/pois/warnings/add.json', { oauth_token: f.member, poi: poi.id as number, type: 'CLOSED' }],
+      ] as const) {
+        const r = await head(path, fields);
+        expect({ path, status: r.status }).toEqual({ path, status: 405 });
+      }
+      expect(count()).toBe(before);
+      expect((await f.t.get('/1/pois/get.json', { oauth_token: f.admin, poi: poi.id as number })).json).toMatchObject({ name: 'Kept', warnings: { closed: 0 } });
+      expect(f.t.core.db.prepare("SELECT count(*) FROM categories WHERE description = 'Ghost'").pluck().get()).toBe(0);
+      const read = await head('/1/pois/get.json', { oauth_token: f.admin, poi: poi.id as number });
+      expect(read.status).toBe(200);
+      expect(read.body).toBe('');
+      expect((await head('/1/users/me/show.json', { access_token: f.member })).status).toBe(200);
+    } finally {
+      await f.t.close();
+    }
   });
 });

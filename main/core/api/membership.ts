@@ -76,20 +76,19 @@ export class MembershipApi {
     return client.id;
   }
 
-  /** Logs in by username or e-mail; refused attempts count against both rate limits. */
+  /**
+   * Logs in by username or e-mail. An attempt is reserved against both rate limits before the
+   * password is checked (so parallel guesses cannot outrun the count) and given back on success:
+   * only failures count.
+   */
   async login(apiKey: string | undefined, raw: LoginInput, origin: Origin): Promise<UserReply> {
     const client = this.clients.requireByApiKey(apiKey);
     const input = validate(loginInput, raw);
-    await this.abuse.checkLogin(client.id, input.username, origin);
-    let member;
-    try {
-      member = await this.members.authenticate(client.id, input.username, input.pwd);
-    } catch (error) {
-      await this.abuse.loginFailed(client.id, input.username, origin);
-      throw error;
-    }
-    await this.abuse.loginSucceeded(client.id, input.username);
-    const session = this.members.startSession(member, input.expiresin);
+    const named = this.members.findLogin(client.id, input.username);
+    const reservation = await this.abuse.reserveLogin(client.id, named?.id, input.username, origin);
+    const member = await this.members.checkPassword(named, input.pwd);
+    const session = await this.members.startSession(member, input.expiresin);
+    await this.abuse.giveBack(reservation);
     return userReply(member, session, true);
   }
 

@@ -2,6 +2,7 @@ import { OK_BODY, type OkBody } from '../../../shared/errors.js';
 import {
   addWarningInput,
   categoryId,
+  MAX_TOTAL,
   poiId,
   warningType,
   type AddPoiInput,
@@ -18,7 +19,9 @@ import type { Pois } from '../pois/pois.js';
 import { poiNotFound } from '../pois/pois.js';
 import type { PoiStore } from '../pois/poi-store.js';
 import type { PoiQueries } from '../pois/queries.js';
+import { warningListPoi } from '../pois/warning-reply.js';
 import type { WarningStore } from '../pois/warnings.js';
+import type { WriteBatcher } from '../store/write-batcher.js';
 import type { Credential, Principal, Tokens } from '../tokens.js';
 
 type Token = Credential;
@@ -29,7 +32,10 @@ const warningFilter = z.object({
   pois: z.array(poiId, 'must be POI ids separated by commas').optional(),
   type: warningType.optional(),
 });
-const warningDelete = z.object({ poi: poiId, type: warningType.optional() });
+const warningDelete = z.object({
+  poi: z.array(poiId, 'must be POI ids separated by commas').min(1).max(MAX_TOTAL, `must list at most ${MAX_TOTAL} POIs`),
+  type: warningType.optional(),
+});
 
 /**
  * The POI, category and warning operations of the API with their authorization rules: any
@@ -38,6 +44,7 @@ const warningDelete = z.object({ poi: poiId, type: warningType.optional() });
  */
 export class PoiApi {
   constructor(
+    private readonly writes: WriteBatcher,
     private readonly tokens: Tokens,
     private readonly pois: Pois,
     private readonly queries: PoiQueries,
@@ -56,7 +63,7 @@ export class PoiApi {
 
   add(token: Token, input: AddPoiInput): Promise<PoiReply> {
     const p = this.tokens.principal(token);
-    return this.pois.add(p.clientId, p.memberId, input);
+    return this.pois.add(p.clientId, this.tokens.author(p), input);
   }
 
   update(token: Token, input: UpdatePoiInput): Promise<PoiReply> {
@@ -99,12 +106,16 @@ export class PoiApi {
     return OK_BODY;
   }
 
-  addWarning(token: Token, raw: AddWarningInput): WarningReply {
+  addWarning(token: Token, raw: AddWarningInput): Promise<WarningReply> {
     const p = this.tokens.principal(token);
     const input = validate(addWarningInput, raw);
-    if (!this.store.get(p.clientId, input.poi)) throw poiNotFound(input.poi);
-    if (input.type === 'WRONG_INFO' && input.categories) this.categories.assertUsable(p.clientId, input.categories);
-    return this.warnings.add(p.memberId, input);
+    const author = this.tokens.author(p);
+    return this.writes.run(() => {
+      author.assertStillValid();
+      if (!this.store.get(p.clientId, input.poi)) throw poiNotFound(input.poi);
+      if (input.type === 'WRONG_INFO' && input.categories) this.categories.assertUsable(p.clientId, input.categories);
+      return this.warnings.add(author.memberId, input);
+    });
   }
 
   /** Open reports grouped by POI, each with the POI as it is now. */
@@ -119,14 +130,18 @@ export class PoiApi {
       list.push(w);
     }
     const rows = [...byPoi.keys()].map((id) => this.store.get(clientId, id)).filter((r) => r !== undefined);
-    return this.pois.replies(rows).map((current) => ({ current, warnings: byPoi.get(current.id) ?? [] }));
+    return this.pois.replies(rows).map((poi) => ({ current: warningListPoi(poi), warnings: byPoi.get(poi.id) ?? [] }));
   }
 
-  /** The administrator marks reports as processed: they stop counting. */
-  removeWarnings(token: Token, raw: { poi?: number | undefined; type?: string | undefined }): OkBody {
+  /**
+   * The administrator marks reports as processed: they stop counting. `poi` may list several POIs
+   * (`poi=1,4`, as the old SDK sends it); one that is not the client's refuses the whole call.
+   */
+  removeWarnings(token: Token, raw: { poi?: number[] | undefined; type?: string | undefined }): OkBody {
     const { clientId } = this.admin(token);
     const input = validate(warningDelete, raw);
-    if (!this.store.get(clientId, input.poi)) throw poiNotFound(input.poi);
+    const missing = input.poi.find((id) => !this.store.get(clientId, id));
+    if (missing !== undefined) throw poiNotFound(missing);
     this.warnings.remove(input.poi, input.type);
     return OK_BODY;
   }

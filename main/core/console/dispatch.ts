@@ -1,6 +1,6 @@
 import { errorBody } from '../../../shared/errors.js';
 import { isOpName, operations, type Answer, type OpName } from '../../../shared/contract.js';
-import { fromZod, ServiceError } from '../errors.js';
+import { fromZod, ServiceError, storageError } from '../errors.js';
 import type { Handlers } from './handlers.js';
 
 /**
@@ -24,7 +24,9 @@ export async function dispatch(
     return { ok: true, value: await handler(parsed.data) };
   } catch (error) {
     if (error instanceof ServiceError) return { ok: false, error: error.toBody() };
+    const storage = storageError(error);
     onBug(error);
+    if (storage) return { ok: false, error: storage.toBody() };
     return { ok: false, error: errorBody('INTERNAL', 'unexpected error; it has been logged') };
   }
 }

@@ -7,8 +7,11 @@ import type { Core } from '../service.js';
 export type Handler<K extends OpName> = (input: ValidInput<K>) => Output<K> | Promise<Output<K>>;
 export type Handlers<K extends OpName> = { [P in K]: Handler<P> };
 
-/** The listener is not the core's: its two operations are handled where the listener lives. */
-export type CoreOp = Exclude<OpName, 'listener.status' | 'listener.configure'>;
+/**
+ * The listener is not the core's: its two operations are handled where the listener lives; nor
+ * is opening a link, which only the desktop shell does.
+ */
+export type CoreOp = Exclude<OpName, 'listener.status' | 'listener.configure' | 'app.openExternal'>;
 
 const client = (core: Core, clientId: string): string => {
   const row = core.clients.find(clientId);
@@ -36,6 +39,7 @@ export function consoleHandlers(core: Core): Handlers<CoreOp> {
     },
 
     'pois.map': (i) => core.clusters.view(client(core, i.clientId), i),
+    'pois.version': () => core.watch.version(),
     'pois.get': (i) => core.pois.get(client(core, i.clientId), i.poi),
     'pois.add': (i) => core.pois.add(client(core, i.clientId), null, i.fields),
     'pois.update': (i) => core.pois.update(client(core, i.clientId), i.fields),
@@ -54,7 +58,7 @@ export function consoleHandlers(core: Core): Handlers<CoreOp> {
     },
     'members.login': async (i) => {
       const member = await core.members.authenticate(client(core, i.clientId), i.fields.username, i.fields.pwd);
-      const session = core.members.startSession(member, i.fields.expiresin);
+      const session = await core.members.startSession(member, i.fields.expiresin);
       return userReply(member, session, true);
     },
     'members.logout': (i) => {

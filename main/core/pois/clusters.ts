@@ -1,5 +1,6 @@
 import Supercluster from 'supercluster';
 import type { MapPoint, MapView } from '../../../shared/contract.js';
+import type { DataWatch } from './data-watch.js';
 import type { Marker, PoiStore } from './poi-store.js';
 
 /** Beyond this zoom every POI is drawn on its own (supercluster's maxZoom + 1). */
@@ -13,7 +14,8 @@ interface Props {
 }
 
 interface Entry {
-  generation: number;
+  /** The POIs' stamp (DataWatch.pois) the index was built from. */
+  stamp: string;
   index: Supercluster<Props>;
 }
 
@@ -29,18 +31,23 @@ export interface MapQuery {
 
 /**
  * Clusters a client's POIs for the map, so that 100,000 POIs draw as a few hundred points.
- * One index per client and filter, built on first use and rebuilt after any POI write: the
- * renderer asks for its viewport and zoom and receives only what it draws.
+ * One index per client and filter, built on first use and rebuilt after any POI write, from
+ * this process or another: the renderer asks for its viewport and zoom and receives only what
+ * it draws.
  */
 export class ClusterCache {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly store: PoiStore) {}
+  constructor(
+    private readonly store: PoiStore,
+    private readonly watch: DataWatch,
+  ) {}
 
   private index(clientId: string, q: string | undefined, categories: number[] | undefined): Supercluster<Props> {
     const key = JSON.stringify([clientId, q ?? null, categories ?? null]);
+    const stamp = this.watch.version();
     const hit = this.entries.get(key);
-    if (hit && hit.generation === this.store.generation) return hit.index;
+    if (hit && hit.stamp === stamp) return hit.index;
     const markers: Marker[] = this.store.whereMarkers(clientId, { q, categories, limit: FILTERED_LIMIT });
     const index = new Supercluster<Props>({ radius: 80, maxZoom: CLUSTER_MAX_ZOOM, minPoints: 2 });
     index.load(
@@ -51,9 +58,9 @@ export class ClusterCache {
       })),
     );
     // Stale indexes of other filters go; the unfiltered one of each client is worth keeping.
-    for (const [k, e] of this.entries) if (e.generation !== this.store.generation) this.entries.delete(k);
+    for (const [k, e] of this.entries) if (e.stamp !== stamp) this.entries.delete(k);
     if (this.entries.size > 16) this.entries.clear();
-    this.entries.set(key, { generation: this.store.generation, index });
+    this.entries.set(key, { stamp, index });
     return index;
   }
 

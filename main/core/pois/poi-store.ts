@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { foldText } from '../../../shared/text-fold.js';
 import type { Box } from './geo.js';
 import { POI_COLUMNS, type PoiRow } from './poi-row.js';
 
@@ -26,7 +27,16 @@ export interface Marker {
   name: string;
 }
 
-const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+const fold = (text: string | null): string | null => (text === null ? null : foldText(text));
+
+/** The folded copies of the filtered columns (migration 004), written with every row. */
+const textKeys = (row: Pick<PoiRow, 'name' | 'description' | 'city' | 'country' | 'postal_code'>) => ({
+  name_key: foldText(row.name),
+  description_key: fold(row.description),
+  city_key: fold(row.city),
+  country_key: fold(row.country),
+  postal_code_key: fold(row.postal_code),
+});
 
 /** SQL for POIs, every statement prepared once (the `where` shapes once per shape). */
 export class PoiStore {
@@ -41,18 +51,19 @@ export class PoiStore {
   private readonly byIds: Statement<[string, string], PoiRow>;
   private readonly markersInBox: Statement<unknown[], Marker>;
   private readonly whereCache = new Map<string, Statement>();
-  /** Bumped by every write through this store, so caches built on POIs know when they are stale. */
-  generation = 0;
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.prepare(
-      `INSERT INTO pois (client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at)
-       VALUES (@client_id, @name, @description, @lat, @lng, @elevation, @accuracy, @vaccuracy, @address, @cross_street, @city, @country, @postal_code, @phone, @twitter, @created_by, @registered_at, @updated_at)`,
+      `INSERT INTO pois (client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at,
+         name_key, description_key, city_key, country_key, postal_code_key)
+       VALUES (@client_id, @name, @description, @lat, @lng, @elevation, @accuracy, @vaccuracy, @address, @cross_street, @city, @country, @postal_code, @phone, @twitter, @created_by, @registered_at, @updated_at,
+         @name_key, @description_key, @city_key, @country_key, @postal_code_key)`,
     );
     this.updateStmt = db.prepare(
       `UPDATE pois SET name = @name, description = @description, lat = @lat, lng = @lng, elevation = @elevation, accuracy = @accuracy,
          vaccuracy = @vaccuracy, address = @address, cross_street = @cross_street, city = @city, country = @country,
-         postal_code = @postal_code, phone = @phone, twitter = @twitter, updated_at = @updated_at
+         postal_code = @postal_code, phone = @phone, twitter = @twitter, updated_at = @updated_at,
+         name_key = @name_key, description_key = @description_key, city_key = @city_key, country_key = @country_key, postal_code_key = @postal_code_key
        WHERE id = @id AND client_id = @client_id`,
     );
     this.getStmt = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id = ?`);
@@ -76,15 +87,13 @@ export class PoiStore {
   }
 
   insert(row: Omit<PoiRow, 'id'>, categoryIds: readonly number[]): number {
-    const id = Number(this.insertStmt.run(row).lastInsertRowid);
+    const id = Number(this.insertStmt.run({ ...row, ...textKeys(row) }).lastInsertRowid);
     this.link(id, categoryIds);
-    this.generation++;
     return id;
   }
 
   update(row: PoiRow, categoryIds: readonly number[] | undefined): void {
-    this.updateStmt.run(row);
-    this.generation++;
+    this.updateStmt.run({ ...row, ...textKeys(row) });
     if (categoryIds) {
       this.clearLinks.run(row.id);
       this.link(row.id, categoryIds);
@@ -100,7 +109,6 @@ export class PoiStore {
   }
 
   delete(clientId: string, id: number): boolean {
-    this.generation++;
     return this.deleteStmt.run(clientId, id).changes > 0;
   }
 
@@ -146,17 +154,19 @@ export class PoiStore {
       clauses.push('id IN (SELECT value FROM json_each(?))');
       args.push(JSON.stringify(filter.pois));
     }
+    // Folded on both sides (shared/text-fold.ts): exact filters use their index, and q is a
+    // plain substring search, so `%` and `_` are only characters.
     for (const field of ['city', 'country', 'postal_code'] as const) {
       const value = filter[field];
       if (value !== undefined) {
-        clauses.push(`${field} = ? COLLATE NOCASE`);
-        args.push(value);
+        clauses.push(`${field}_key = ?`);
+        args.push(foldText(value));
       }
     }
     if (filter.q !== undefined) {
-      clauses.push("(name LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')");
-      const pattern = `%${likeEscape(filter.q)}%`;
-      args.push(pattern, pattern);
+      clauses.push('(instr(name_key, ?) > 0 OR instr(description_key, ?) > 0)');
+      const needle = foldText(filter.q);
+      args.push(needle, needle);
     }
     const sql = `SELECT ${columns} FROM pois WHERE ${clauses.join(' AND ')} ORDER BY id LIMIT ?`;
     let stmt = this.whereCache.get(sql);

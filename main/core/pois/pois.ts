@@ -16,6 +16,7 @@ import type { PoiRow } from './poi-row.js';
 import type { PoiStore } from './poi-store.js';
 import type { WriteBatcher } from '../store/write-batcher.js';
 import { NO_WARNINGS, poiReply } from './reply.js';
+import type { Author } from '../tokens.js';
 import type { WarningStore } from './warnings.js';
 
 export const poiNotFound = (id: number): ServiceError =>
@@ -55,7 +56,8 @@ export class Pois {
     return asked ?? geocodeByDefault(this.clock.now());
   }
 
-  async add(clientId: string, createdBy: string | null, raw: AddPoiInput): Promise<PoiReply> {
+  /** `author` is null for the console's operator, who writes for no member. */
+  async add(clientId: string, author: Author | null, raw: AddPoiInput): Promise<PoiReply> {
     const input = validate(addPoiInput, raw);
     let found: GeocodedAddress = {};
     if (this.geocodes(input.geocode)) {
@@ -81,11 +83,12 @@ export class Pois {
       postal_code: input.postal_code === undefined ? (found.postal_code ?? null) : input.postal_code,
       phone: input.phone ?? null,
       twitter: input.twitter ?? null,
-      created_by: createdBy,
+      created_by: author?.memberId ?? null,
       registered_at: now,
       updated_at: now,
     };
     const id = await this.writes.run(() => {
+      author?.assertStillValid();
       // Inside the write: categories may have been deleted while we were geocoding.
       this.categories.assertUsable(clientId, input.categories);
       return this.store.insert(row, input.categories);

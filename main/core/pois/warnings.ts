@@ -1,18 +1,10 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { PROPOSED_FIELDS, type ValidAddWarning, type WarningType } from '../../../shared/schemas/pois.js';
-import { formatIso } from '../../../shared/time.js';
 import type { WarningCounts, WarningReply } from '../../../shared/wire.js';
+import type { Categories } from '../categories.js';
 import type { Clock } from '../clock.js';
 import { NO_WARNINGS } from './reply.js';
-
-interface WarningRow {
-  id: number;
-  poi_id: number;
-  type: WarningType;
-  member_id: string | null;
-  created_at: number;
-  data: string | null;
-}
+import { warningReply, type WarningRow } from './warning-reply.js';
 
 const COUNTER: Record<WarningType, keyof WarningCounts> = {
   CLOSED: 'closed',
@@ -20,15 +12,6 @@ const COUNTER: Record<WarningType, keyof WarningCounts> = {
   WRONG_INDICATOR: 'wrong_indicator',
   WRONG_INFO: 'wrong_info',
 };
-
-const warningReply = (row: WarningRow): WarningReply => ({
-  id: row.id,
-  poi_id: row.poi_id,
-  type: row.type,
-  user_id: row.member_id,
-  timestamp: formatIso(row.created_at),
-  data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
-});
 
 /** Reports about POIs. Open reports are counted in each POI's `warnings`; deleting one closes it. */
 export class WarningStore {
@@ -40,10 +23,14 @@ export class WarningStore {
   private readonly deleteAll: Statement;
   private readonly listStmt: Statement<unknown[], WarningRow>;
 
+  private readonly reply: (row: WarningRow) => WarningReply;
+
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly clock: Clock,
+    categories: Categories,
   ) {
+    this.reply = (row) => warningReply(row, (ids) => categories.replies(ids));
     this.insert = db.prepare('INSERT INTO warnings (poi_id, type, member_id, created_at, data) VALUES (?, ?, ?, ?, ?)');
     this.byId = db.prepare('SELECT id, poi_id, type, member_id, created_at, data FROM warnings WHERE id = ?');
     this.countsOf = db.prepare(
@@ -68,7 +55,7 @@ export class WarningStore {
     }
     const json = Object.keys(data).length === 0 ? null : JSON.stringify(data);
     const id = Number(this.insert.run(input.poi, input.type, memberId, this.clock.now(), json).lastInsertRowid);
-    return warningReply(this.byId.get(id)!);
+    return this.reply(this.byId.get(id)!);
   }
 
   counts(poiIds: readonly number[]): Map<number, WarningCounts> {
@@ -86,11 +73,15 @@ export class WarningStore {
   /** The open reports of this client's POIs, optionally of some POIs and one type. */
   list(clientId: string, poiIds: readonly number[] | undefined, type: WarningType | undefined): WarningReply[] {
     const ids = poiIds?.length ? JSON.stringify(poiIds) : null;
-    return this.listStmt.all(clientId, ids, ids, type ?? null, type ?? null).map(warningReply);
+    return this.listStmt.all(clientId, ids, ids, type ?? null, type ?? null).map(this.reply);
   }
 
-  /** Closes the reports of a POI (of one type, or all): returns how many. */
-  remove(poiId: number, type: WarningType | undefined): number {
-    return (type ? this.deleteType.run(poiId, type) : this.deleteAll.run(poiId)).changes;
+  /** Closes the reports of these POIs (of one type, or all), all or none: returns how many. */
+  remove(poiIds: readonly number[], type: WarningType | undefined): number {
+    return this.db.transaction(() => {
+      let closed = 0;
+      for (const poiId of poiIds) closed += (type ? this.deleteType.run(poiId, type) : this.deleteAll.run(poiId)).changes;
+      return closed;
+    })();
   }
 }

@@ -1,5 +1,6 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { createPrivateFile, damagedFileError, emptyFileError, isDamage, makePrivate, QUICK_CHECK_MAX_BYTES } from './database-file.js';
 import { migrate } from './migrate.js';
 import type { Migration } from './migration.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -19,26 +20,42 @@ export interface OpenOptions {
  * Opens (creating if needed) and migrates the one database file, or ':memory:'.
  * WAL lets readers run beside the writer; synchronous=FULL makes every acknowledged commit
  * durable across a power cut, not only across a process crash.
+ *
+ * The file is private (0600, and SQLite gives its WAL and shared-memory files the same mode). A
+ * 0-byte file is refused rather than turned into a new empty database, and a damaged one is
+ * refused with the list of backups next to it (`PRAGMA quick_check` runs at start on files small
+ * enough for it to be quick).
  */
 export function openDatabase(file: string, options: OpenOptions = {}): Database {
-  const existed = file !== ':memory:' && existsSync(file);
+  const onDisk = file !== ':memory:' && file !== '';
+  const existed = onDisk && existsSync(file);
+  if (existed && statSync(file).size === 0) throw emptyFileError(file);
+  if (onDisk) makePrivate(file);
   const db = new BetterSqlite3(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    if (existed && statSync(file).size <= QUICK_CHECK_MAX_BYTES) {
+      const verdict = db.pragma('quick_check', { simple: true });
+      if (verdict !== 'ok') throw damagedFileError(file, `quick_check: ${String(verdict)}`);
+    }
     migrate(db, options.migrations ?? MIGRATIONS, {
       backup: (fromVersion) => {
-        if (!existed) return;
+        if (!existed) return undefined;
         const stamp = new Date((options.now ?? Date.now)()).toISOString().replace(/[:.]/g, '-');
+        const copy = `${file}.v${fromVersion}-${stamp}.bak`;
+        createPrivateFile(copy);
         // VACUUM INTO writes a consistent copy even with a WAL beside the file.
-        db.prepare('VACUUM INTO ?').run(`${file}.v${fromVersion}-${stamp}.bak`);
+        db.prepare('VACUUM INTO ?').run(copy);
+        return copy;
       },
     });
     return db;
   } catch (error) {
     db.close();
+    if (isDamage(error)) throw damagedFileError(file, error.message);
     throw error;
   }
 }

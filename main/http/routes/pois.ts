@@ -97,7 +97,7 @@ export function poiRoutes(core: Core): Route[] {
     },
     {
       path: /^pois\/warnings\/delete$/,
-      methods: getOrPost(({ params: p }) => api.removeWarnings(token(p), { poi: p.integer('poi'), type: p.text('type') })),
+      methods: getOrPost(({ params: p }) => api.removeWarnings(token(p), { poi: p.idList('poi') ?? undefined, type: p.text('type') })),
     },
   ];
   return routes.map((route) => ({ ...route, token: true }));

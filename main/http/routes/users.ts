@@ -18,6 +18,7 @@ export function userRoutes(core: Core): Route[] {
     {
       path: /^users$/,
       token: ['GET'],
+      read: ['GET'],
       methods: {
         POST: ({ params: p, origin }: RequestContext) =>
           api.register(
@@ -50,6 +51,7 @@ export function userRoutes(core: Core): Route[] {
     {
       path: /^users\/([^/]+)\/show$/,
       token: true,
+      read: true,
       methods: {
         GET: ({ params: p, args }) => api.show(token(p), args[0]!),
         POST: ({ params: p, args }) => api.show(token(p), args[0]!),

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { MapContainer, Marker, Pane, TileLayer, useMap, useMapEvents } from 'react-leaflet';
 import type { Input, MapView } from '../../../shared/contract';
 import { useQueryClient } from '@tanstack/react-query';
-import { keys, mapViewQuery, useMapView, useOp, useSettings } from '../queries';
+import { keys, mapViewQuery, useLiveData, useMapView, useOp, useSettings } from '../queries';
 import { Basemap } from './Basemap';
 import { draftIcon } from './icons';
 import { PointsLayer } from './PointsLayer';
@@ -110,6 +110,7 @@ export function PoiMap(props: Props) {
     setView(v);
   };
   const points = useMapView(props.clientId, query);
+  useLiveData(props.clientId);
   const update = useOp('pois.update', () => [keys.pois(props.clientId)]);
   const move = (poi: number, name: string, lat: number, lng: number): boolean => {
     if (!window.confirm(`Move “${name || 'this POI'}” to ${lat.toFixed(5)}, ${lng.toFixed(5)}?`)) return false;

@@ -133,6 +133,7 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
       <div className="actions">
         <button type="submit">Apply</button>
       </div>
+      {configure.isPending && <p className="note">Applying…</p>}
       {configure.isSuccess && <p className="done">Applied.</p>}
     </form>
   );

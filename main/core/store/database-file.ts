@@ -1,0 +1,75 @@
+import { chmodSync, closeSync, existsSync, openSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/** Owner read and write only: the database holds password hashes and token hashes. */
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** Below this size `PRAGMA quick_check` at start takes well under a second. */
+export const QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024;
+
+/** The database file cannot be used as it is; the message says which file, why, and what exists to restore. */
+export class DatabaseFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseFileError';
+  }
+}
+
+/** The database's own files: SQLite creates the WAL and shared-memory files with the database's mode. */
+export const companionFiles = (file: string): string[] => [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
+
+/**
+ * Creates the database file private (0600) when it does not exist, and tightens the mode of the
+ * database and its companions when they already exist with a looser one.
+ */
+export function makePrivate(file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, 'wx', PRIVATE_FILE_MODE));
+  for (const path of companionFiles(file)) {
+    if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, PRIVATE_FILE_MODE);
+  }
+}
+
+/** Creates an empty private file for a copy to be written into (VACUUM INTO takes an empty file). */
+export function createPrivateFile(path: string): void {
+  closeSync(openSync(path, 'wx', PRIVATE_FILE_MODE));
+}
+
+/** The backups kept next to the database (`poi.sqlite.v3-2026-...bak`), newest first. */
+export function backupsOf(file: string): Array<{ path: string; bytes: number; modified: Date }> {
+  const dir = dirname(file);
+  const prefix = `${basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.startsWith(prefix) && name.endsWith('.bak'))
+    .map((name) => {
+      const stat = statSync(join(dir, name));
+      return { path: join(dir, name), bytes: stat.size, modified: stat.mtime };
+    })
+    .sort((a, b) => b.modified.getTime() - a.modified.getTime());
+}
+
+function restoreAdvice(file: string): string {
+  const backups = backupsOf(file);
+  if (backups.length === 0) return `No backup of it exists next to it (${dirname(file)}).`;
+  const list = backups.map((b) => `  ${b.path}  (${b.bytes} bytes, ${b.modified.toISOString()})`).join('\n');
+  return `Backups next to it, newest first:\n${list}\nTo restore one, stop the application and copy it over ${file} (remove ${basename(file)}-wal and ${basename(file)}-shm too).`;
+}
+
+export const emptyFileError = (file: string): DatabaseFileError =>
+  new DatabaseFileError(
+    `The database file ${file} is empty (0 bytes). A database that was ever opened is never empty: it was probably cut short (a full disk, an interrupted copy). ` +
+      `It is left as it is rather than silently replaced by a new, empty database.\n${restoreAdvice(file)}\n` +
+      'To start afresh with an empty database instead, delete the file.',
+  );
+
+export const damagedFileError = (file: string, detail: string): DatabaseFileError =>
+  new DatabaseFileError(`The database file ${file} is damaged (${detail}); nothing was changed.\n${restoreAdvice(file)}`);
+
+/** SQLite's answers that mean the file itself is not a sound database. */
+export const isDamage = (error: unknown): error is Error & { code: string } =>
+  error instanceof Error && 'code' in error && (error.code === 'SQLITE_CORRUPT' || error.code === 'SQLITE_NOTADB' || String(error.code).startsWith('SQLITE_CORRUPT_'));

@@ -1,0 +1,120 @@
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../main/core/store/database.js';
+import type { Migration } from '../../main/core/store/migration.js';
+import { MIGRATIONS } from '../../main/core/store/migrations/index.js';
+import { prepareDataDir } from '../../main/data-dir.js';
+
+const dirs: string[] = [];
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'poi-file-'));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const mode = (path: string): number => statSync(path).mode & 0o777;
+const backups = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.bak'));
+
+describe('a damaged or empty database file', () => {
+  it('refuses a 0-byte file instead of silently starting a new empty database, and lists the backups', () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    openDatabase(file).close();
+    writeFileSync(`${file}.v3-2026-01-01T00-00-00-000Z.bak`, readFileSync(file));
+    writeFileSync(file, '');
+    expect(() => openDatabase(file)).toThrow(new RegExp(`${file.replace(/[.\\/]/g, '\\$&')} is empty \\(0 bytes\\)[\\s\\S]*v3-2026-01-01T00-00-00-000Z\\.bak`));
+    expect(statSync(file).size).toBe(0);
+  });
+
+  it('names the file, says it is damaged and lists the backups, instead of a bare SQLite message', () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    const db = openDatabase(file);
+    db.prepare("INSERT INTO clients VALUES ('c', 'n', 0, 0)").run();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    writeFileSync(`${file}.v4-2026-02-02T00-00-00-000Z.bak`, readFileSync(file));
+    // Scribble over the second page (the clients table): the file header still says SQLite.
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, 4096);
+    closeSync(fd);
+    let message = '';
+    try {
+      openDatabase(file).close();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain(`The database file ${file} is damaged`);
+    expect(message).toContain('v4-2026-02-02T00-00-00-000Z.bak');
+    expect(message).not.toBe('database disk image is malformed');
+  });
+
+  it('says the same of a file that is not a database at all', () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    writeFileSync(file, 'this is a text file, not a database '.repeat(200));
+    expect(() => openDatabase(file)).toThrow(/is damaged \(file is not a database\)[\s\S]*No backup of it exists/);
+  });
+
+  it('leaves no new backup behind when an upgrade fails, however many times it is tried', () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    const m1: Migration = { version: 1, name: 'one', up: (db) => db.exec('CREATE TABLE a (x INTEGER) STRICT') };
+    const broken: Migration = { version: 2, name: 'broken', up: () => { throw new Error('boom'); } };
+    openDatabase(file, { migrations: [m1] }).close();
+    let t = Date.UTC(2026, 0, 1);
+    for (let i = 0; i < 3; i++) expect(() => openDatabase(file, { migrations: [m1, broken], now: () => (t += 1000) })).toThrow(/boom/);
+    expect(backups(dir)).toEqual([]);
+    expect(() => openDatabase(file, { migrations: [m1, broken] })).toThrow(/schema 2 \(broken\) failed, so nothing was changed: boom/);
+    const db = new BetterSqlite3(file, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    db.close();
+  });
+});
+
+describe('file modes', () => {
+  it('creates the database, its WAL and shared-memory files and its backups 0600, in a folder that already existed with 0755', () => {
+    const previous = process.umask(0o022);
+    try {
+      const dir = join(tempDir(), 'data');
+      mkdirSync(dir, { mode: 0o755 });
+      chmodSync(dir, 0o755);
+      const file = prepareDataDir(dir, () => undefined);
+      expect(mode(dir)).toBe(0o700);
+      const old = openDatabase(file, { migrations: MIGRATIONS.slice(0, 3) });
+      old.prepare("INSERT INTO clients VALUES ('c', 'n', 0, 0)").run();
+      old.close();
+      const db = openDatabase(file);
+      db.prepare("INSERT INTO clients VALUES ('d', 'n', 0, 0)").run();
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) expect({ path, mode: mode(path) }).toEqual({ path, mode: 0o600 });
+      expect(backups(dir)).toHaveLength(1);
+      expect(mode(join(dir, backups(dir)[0]!))).toBe(0o600);
+      db.close();
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('tightens a database file that an earlier version left world-readable', () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    openDatabase(file).close();
+    chmodSync(file, 0o644);
+    openDatabase(file).close();
+    expect(mode(file)).toBe(0o600);
+  });
+
+  it('warns when the data folder cannot be tightened', () => {
+    // Even root may not chmod a folder of /proc: a real folder that others can read and that
+    // cannot be tightened.
+    const warnings: string[] = [];
+    prepareDataDir('/proc/self/attr', (w) => warnings.push(w));
+    expect(warnings).toEqual([expect.stringMatching(/data folder \/proc\/self\/attr can be read by other users.*0700/)]);
+  });
+});

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../main/core/store/database.js';
+import { MIGRATIONS } from '../../main/core/store/migrations/index.js';
+import { testCore } from '../support/core.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ids are never reused', () => {
+  it('a deleted POI, category or warning id is never handed out again', async () => {
+    const core = testCore();
+    const { client_id: c } = core.clients.create({ name: 'A' });
+    const add = () => core.pois.add(c, null, { lat: 1, lng: 2, name: 'P', categories: [1] });
+    const first = await add();
+    const second = await add();
+    core.pois.remove(c, second.id);
+    expect((await add()).id).toBeGreaterThan(second.id);
+
+    const category = core.categories.add(c, { desc: 'Mine' });
+    core.categories.remove(c, category.Id);
+    core.db.prepare('DELETE FROM categories WHERE id = ?').run(category.Id);
+    expect(core.categories.add(c, { desc: 'Other' }).Id).toBeGreaterThan(category.Id);
+
+    const w = core.warnings.add(null, { poi: first.id, type: 'CLOSED' });
+    core.warnings.remove([first.id], undefined);
+    expect(core.warnings.add(null, { poi: first.id, type: 'CLOSED' }).id).toBeGreaterThan(w.id);
+    core.close();
+  });
+});
+
+describe('migration 004 (stable ids, folded text)', () => {
+  it('keeps every POI, category link, warning and id of a version-3 database, and fills the folded keys', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'poi-m4-'));
+    dirs.push(dir);
+    const file = join(dir, 'poi.sqlite');
+    const v3 = openDatabase(file, { migrations: MIGRATIONS.slice(0, 3) });
+    v3.exec(`
+      INSERT INTO clients VALUES ('c', 'n', 0, 0);
+      INSERT INTO members (id, client_id, username, username_key, email, email_key, pwd_hash, registered_at) VALUES ('m', 'c', 'u', 'u', 'e', 'e', 'h', 0);
+      INSERT INTO categories (id, client_id, description, created_at) VALUES (31, 'c', 'Own', 0);
+      INSERT INTO pois (id, client_id, name, description, lat, lng, city, country, postal_code, created_by, registered_at, updated_at)
+        VALUES (7, 'c', 'Ñandú', 'ÁGUILA', 40, -3, 'Ávila', 'España', 'AB-1', 'm', 1, 2),
+               (9, 'c', 'Plain', NULL, 41, -4, NULL, NULL, NULL, NULL, 1, 2);
+      INSERT INTO poi_categories VALUES (7, 31), (7, 1), (9, 2);
+      INSERT INTO warnings (id, poi_id, type, member_id, created_at, data) VALUES (5, 7, 'WRONG_INFO', 'm', 3, '{"name":"X"}');
+    `);
+    v3.close();
+    const db = openDatabase(file);
+    expect(db.prepare('SELECT id, name, name_key, description_key, city_key, country_key, postal_code_key, created_by FROM pois ORDER BY id').all()).toEqual([
+      { id: 7, name: 'Ñandú', name_key: 'nandu', description_key: 'aguila', city_key: 'avila', country_key: 'espana', postal_code_key: 'ab-1', created_by: 'm' },
+      { id: 9, name: 'Plain', name_key: 'plain', description_key: null, city_key: null, country_key: null, postal_code_key: null, created_by: null },
+    ]);
+    expect(db.prepare('SELECT poi_id, category_id FROM poi_categories ORDER BY 1, 2').all()).toEqual([
+      { poi_id: 7, category_id: 1 },
+      { poi_id: 7, category_id: 31 },
+      { poi_id: 9, category_id: 2 },
+    ]);
+    expect(db.prepare('SELECT id, poi_id, data FROM warnings').all()).toEqual([{ id: 5, poi_id: 7, data: '{"name":"X"}' }]);
+    expect(db.prepare('SELECT id FROM pois_rtree ORDER BY id').pluck().all()).toEqual([7, 9]);
+    // The R*Tree triggers are back on the rebuilt table, and the cascades still work.
+    db.prepare('DELETE FROM pois WHERE id = 7').run();
+    expect(db.prepare('SELECT id FROM pois_rtree').pluck().all()).toEqual([9]);
+    expect(db.prepare('SELECT count(*) FROM warnings').pluck().get()).toBe(0);
+    expect(db.prepare('SELECT count(*) FROM poi_categories WHERE poi_id = 7').pluck().get()).toBe(0);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('foreign_key_check')).toEqual([]);
+    db.close();
+  });
+});
