@@ -111,9 +111,11 @@ describe('the CLI', () => {
       expect(script).toBeDefined();
       expect((await fetch(`${origin}/${script}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     } finally {
-      const exited = new Promise((resolve) => child.on('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.on('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
     }
   }, 120_000);
 
