@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { runClientCommand } from './cli/client-commands.js';
+import { runConsoleCommand } from './cli/console-commands.js';
 import { runServe } from './cli/serve.js';
 
 const USAGE = `Usage:
@@ -9,6 +10,7 @@ const USAGE = `Usage:
   npm run cli -- client list [--data DIR]
   npm run cli -- client rotate-token --client CLIENT_ID [--data DIR]
   npm run cli -- client implicit-flow --client CLIENT_ID --on|--off [--data DIR]
+  npm run cli -- console rotate-token [--data DIR]
 
 DIR defaults to $POI_DATA_DIR, else the per-user application-data folder.`;
 
@@ -38,6 +40,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (command === 'serve') return runServe(values);
   if (command === 'client') return runClientCommand(sub, values);
+  if (command === 'console') return runConsoleCommand(sub, values);
   console.error(`Unknown command: ${command}\n\n${USAGE}`);
   return 2;
 }

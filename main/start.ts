@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { startBrowserMode } from './app/browser-mode.js';
 import { buildDesktop } from './build/desktop.js';
 import { electronBinary } from './build/electron-binary.js';
-import { buildRenderer, rendererIsStale } from './build/renderer.js';
+import { ensureRenderer } from './build/renderer.js';
 import { defaultDataDir, prepareDataDir } from './data-dir.js';
 
 /**
@@ -12,10 +12,7 @@ import { defaultDataDir, prepareDataDir } from './data-dir.js';
  * in one line and serves the same UI and core in browser mode on 127.0.0.1.
  */
 async function main(): Promise<void> {
-  if (rendererIsStale()) {
-    console.log('Building the admin UI...');
-    buildRenderer();
-  }
+  ensureRenderer();
   const binary = electronBinary();
   if (binary) {
     await buildDesktop();

@@ -83,6 +83,42 @@ describe('the CLI', () => {
     expect(await exited).toBe(0);
   });
 
+  it('serves the admin UI on a fresh clone: builds it first when it is missing', async () => {
+    const ui = join(tempDir(), 'renderer');
+    const child = spawn(node, tsxArgs('main/cli.ts', 'serve', '--data', tempDir(), '--port', '0'), {
+      cwd: root,
+      env: { ...process.env, POI_RENDERER_DIR: ui },
+    });
+    try {
+      const output = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        child.stdout.on('data', (c: Buffer) => {
+          text += c.toString();
+          if (/Admin UI: \S+\n/.test(text)) resolve(text);
+        });
+        child.on('exit', (code) => reject(new Error(`exited ${code}: ${text}`)));
+      });
+      expect(output).toContain('Building the admin UI');
+      const address = /Admin UI: (\S+)/.exec(output)![1]!;
+      const token = /[#?]token=([\w-]+)/.exec(address)![1]!;
+      const origin = new URL(address).origin;
+      expect(existsSync(join(ui, 'index.html'))).toBe(true);
+      const page = await fetch(`${origin}/`, { headers: { authorization: `Bearer ${token}` } });
+      const html = await page.text();
+      expect(html).not.toContain('not built');
+      expect(page.status).toBe(200);
+      const script = /src="\.?\/?(assets\/[^"]+\.js)"/.exec(html)?.[1];
+      expect(script).toBeDefined();
+      expect((await fetch(`${origin}/${script}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.on('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    }
+  }, 120_000);
+
   it('says plainly when the port is taken', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

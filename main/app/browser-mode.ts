@@ -2,7 +2,9 @@ import { warmUp } from '../core/warm-up.js';
 import { createCore } from '../core/service.js';
 import { ListenerControl } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
-import { consoleOptions } from './console.js';
+import { dirname } from 'node:path';
+import { consoleAddress, consoleOptions } from './console.js';
+import { liveConsoleToken } from './console-token.js';
 
 export const DEFAULT_CONSOLE_PORT = 4780;
 
@@ -11,7 +13,7 @@ export interface BrowserModeOptions {
   /** The console's port; when taken, any free port. */
   port?: number;
   log?: (line: string) => void;
-  /** The console token; a new random one when absent. */
+  /** A fixed console token (tests); by default, the data folder's (see console-token.ts). */
   token?: string;
 }
 
@@ -22,14 +24,17 @@ export interface RunningConsole {
 
 /**
  * The desktop application without Electron: the same core and database, the admin UI on
- * 127.0.0.1 behind a console token, and the API listener as the console configures it.
+ * 127.0.0.1 behind the data folder's console token, and the API listener as the console
+ * configures it.
  */
 export async function startBrowserMode(options: BrowserModeOptions): Promise<RunningConsole> {
   const log = options.log ?? console.log;
+  const fixed = options.token;
+  const token = fixed === undefined ? liveConsoleToken(dirname(options.file)) : () => fixed;
   const core = createCore({ file: options.file });
   let port: number | undefined;
   const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`), () => port);
-  const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`), options.token);
+  const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`), token);
   let server = new ApiServer(core, { host: '127.0.0.1', port: options.port ?? DEFAULT_CONSOLE_PORT, api: false, console: opts });
   try {
     port = (await server.start()).port;
@@ -42,7 +47,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   if (status.error) log(`API listener: ${status.error}`);
   void warmUp(core);
   return {
-    url: `http://127.0.0.1:${port}/?token=${opts.token}`,
+    url: consoleAddress(`http://127.0.0.1:${port}`, token()),
     stop: async () => {
       await listener.stop();
       await server.stop();

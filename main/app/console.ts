@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import type { Answer, ListenerStatus, OpName } from '../../shared/contract.js';
 import { tileImageSource } from '../../shared/tiles.js';
+import { rendererDir } from '../build/renderer-dir.js';
 import { dispatch } from '../core/console/dispatch.js';
 import { consoleHandlers, type Handlers } from '../core/console/handlers.js';
 import { ServiceError } from '../core/errors.js';
@@ -43,16 +42,17 @@ export function createInvoke(core: Core, listener: ListenerHandle, onBug: (e: un
   return (op: string, input: unknown): Promise<Answer<unknown>> => dispatch(handlers, op, input, onBug);
 }
 
-/** Where `npm run build` puts the renderer. */
-export const RENDERER_DIR = join(import.meta.dirname, '..', '..', 'dist', 'renderer');
+/**
+ * The address to open: the token travels in the fragment, which the browser never sends; the
+ * page moves it into its tab's session storage and sends it as a header.
+ */
+export const consoleAddress = (origin: string, token: string): string => `${origin}/#token=${token}`;
 
-export const newConsoleToken = (): string => randomBytes(24).toString('base64url');
-
-export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: unknown) => void, token = newConsoleToken()): ConsoleOptions {
+export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: unknown) => void, token: () => string): ConsoleOptions {
   return {
     token,
     invoke: createInvoke(core, listener, onBug),
-    staticDir: RENDERER_DIR,
+    staticDir: rendererDir(),
     tileOrigins: () => {
       const source = tileImageSource(core.settings.map().tileUrl);
       return source ? [source] : [];

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { rendererDir } from './renderer-dir.js';
 
 const root = join(import.meta.dirname, '..', '..');
-export const RENDERER_INDEX = join(root, 'dist', 'renderer', 'index.html');
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -15,19 +16,51 @@ function newestMtime(dir: string): number {
 }
 
 /** True when the built UI is missing or older than its sources (renderer/ or shared/). */
-export function rendererIsStale(): boolean {
-  if (!existsSync(RENDERER_INDEX)) return true;
-  const built = statSync(RENDERER_INDEX).mtimeMs;
+export function rendererIsStale(dir = rendererDir()): boolean {
+  const index = join(dir, 'index.html');
+  if (!existsSync(index)) return true;
+  const built = statSync(index).mtimeMs;
   return newestMtime(join(root, 'renderer')) > built || newestMtime(join(root, 'shared')) > built;
 }
 
-/** Builds the admin UI with Vite into dist/renderer. */
-export function buildRenderer(): void {
-  const result = spawnSync(join(root, 'node_modules', '.bin', 'vite'), ['build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
-  if (result.status !== 0) throw new Error('building the admin UI failed (see above)');
+/**
+ * Builds the admin UI with Vite into `dir`. It is built into a private folder next to it, then
+ * swapped in: two builds at once (two servers starting on a fresh clone) never write into the
+ * same folder, and a running server never serves a half-emptied one.
+ */
+export function buildRenderer(dir = rendererDir()): void {
+  const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fresh = `${dir}.build-${suffix}`;
+  const result = spawnSync(
+    join(root, 'node_modules', '.bin', 'vite'),
+    ['build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn', '--outDir', fresh, '--emptyOutDir'],
+    { cwd: root, stdio: 'inherit' },
+  );
+  if (result.status !== 0) {
+    rmSync(fresh, { recursive: true, force: true });
+    throw new Error('building the admin UI failed (see above)');
+  }
+  const old = `${dir}.old-${suffix}`;
+  try {
+    renameSync(dir, old);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  try {
+    renameSync(fresh, dir);
+  } catch (error) {
+    // Another build was swapped in meanwhile: from the same sources, it is as good as this one.
+    if (!existsSync(join(dir, 'index.html'))) throw error;
+  }
+  rmSync(fresh, { recursive: true, force: true });
+  rmSync(old, { recursive: true, force: true });
+}
+
+/** Builds the admin UI when it is missing or older than its sources: `npm start` and `cli serve`. */
+export function ensureRenderer(log: (line: string) => void = console.log): void {
+  if (!rendererIsStale()) return;
+  log('Building the admin UI...');
+  buildRenderer();
 }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) buildRenderer();

@@ -1,4 +1,6 @@
-import { consoleOptions, fixedListener } from '../app/console.js';
+import { consoleAddress, consoleOptions, fixedListener } from '../app/console.js';
+import { liveConsoleToken } from '../app/console-token.js';
+import { ensureRenderer } from '../build/renderer.js';
 import { warmUp } from '../core/warm-up.js';
 import { createCore } from '../core/service.js';
 import { reachableAddresses } from '../http/listener-control.js';
@@ -12,12 +14,15 @@ export const DEFAULT_PORT = 8080;
 const hostForUrl = (host: string): string => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host);
 
 /**
- * Serves the API, and the admin UI behind a console token, until SIGINT/SIGTERM; then closes
- * the listener and the database cleanly.
+ * Serves the API, and the admin UI behind the data folder's console token (built first when it
+ * is missing or stale, as `npm start` does), until SIGINT/SIGTERM; then closes the listener and
+ * the database cleanly.
  */
 export async function runServe(options: CliOptions): Promise<number> {
   const limits = parseRateLimits(options['rate-limit'] ?? []);
   const { dir, file } = databasePath(options);
+  const token = liveConsoleToken(dir);
+  ensureRenderer();
   const core = createCore({
     file,
     limits,
@@ -37,7 +42,7 @@ export async function runServe(options: CliOptions): Promise<number> {
     addresses: reachableAddresses(host === '::' ? '0.0.0.0' : host, boundPort),
     error: null,
   }));
-  const consoleOpts = consoleOptions(core, listener, (e) => console.error('console error:', e));
+  const consoleOpts = consoleOptions(core, listener, (e) => console.error('console error:', e), token);
   const server = new ApiServer(core, { host, port, console: consoleOpts });
   server.on('request', bufferedRequestLog());
   server.on('error', (e) => console.error(`error: ${e.message}`));
@@ -52,7 +57,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   console.log(`Data: ${dir}`);
   console.log(`Rate limits: ${describeLimits(limits)}`);
   console.log(`API listening on http://${hostForUrl(host)}:${boundPort}/1/`);
-  console.log(`Admin UI: http://${hostForUrl(host)}:${boundPort}/?token=${consoleOpts.token}`);
+  console.log(`Admin UI: ${consoleAddress(`http://${hostForUrl(host)}:${boundPort}`, token())}`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
     console.log('Note: the admin UI is also reachable from the network, over plain HTTP; its token is its only protection.');
   }

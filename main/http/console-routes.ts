@@ -1,4 +1,3 @@
-import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
@@ -9,20 +8,14 @@ import { errorBody } from '../../shared/errors.js';
 import type { ParsedBody } from './body-parsers.js';
 
 export interface ConsoleOptions {
-  /** The console token: printed in the URL at start, then kept in an HttpOnly cookie. */
-  token: string;
+  /** The console token as it is now (it may be rotated while the console runs). */
+  token: () => string;
   invoke: (op: string, input: unknown) => Promise<Answer<unknown>>;
   /** The built renderer (index.html and assets/). */
   staticDir: string;
   /** The tile server's origin, allowed for images only. */
   tileOrigins: () => string[];
 }
-
-/**
- * Cookies are not kept apart by port: named after the listener's port, the consoles of browser
- * mode and of `cli serve` on one computer do not overwrite each other's.
- */
-export const consoleCookie = (request: FastifyRequest): string => `poi_console_${request.raw.socket.localPort ?? 0}`;
 
 const sameSecret = (given: string | undefined, token: string): boolean => {
   if (given === undefined) return false;
@@ -33,8 +26,7 @@ const sameSecret = (given: string | undefined, token: string): boolean => {
 
 function authorized(request: FastifyRequest, token: string): boolean {
   const header = request.headers.authorization;
-  const bearer = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
-  return sameSecret(request.cookies[consoleCookie(request)], token) || sameSecret(bearer, token);
+  return sameSecret(header?.startsWith('Bearer ') ? header.slice(7) : undefined, token);
 }
 
 /** The CSP of the admin UI: our own code only; tiles from the tile server as images, nothing else. */
@@ -53,54 +45,44 @@ export function contentSecurityPolicy(tileOrigins: string[]): string {
   ].join('; ');
 }
 
-const UNAUTHORIZED_PAGE = `<!doctype html><meta charset="utf-8"><title>POI Membership Admin</title>
-<p>This console needs its token. Open the address printed when the service started (it ends in <code>?token=...</code>).</p>`;
-
 /**
- * Browser mode: the admin UI and its operations over HTTP, protected like Jupyter's: the URL
- * printed at start carries the token, the first visit trades it for an HttpOnly SameSite=Strict
- * cookie, and every other request needs that cookie (or `Authorization: Bearer`). Without it the
- * UI and the operations answer 401.
+ * Browser mode: the admin UI and its operations over HTTP. The page and its assets hold no secret
+ * and are served to anyone on the listener; every operation needs `Authorization: Bearer <console
+ * token>`. The address printed at start carries the token in its fragment, which browsers never
+ * send; the page keeps it in its tab's session storage and sends the header itself.
+ *
+ * No cookie, on purpose: cookies are not kept apart by port, so every other server on 127.0.0.1
+ * would receive one. With no credential the browser adds by itself, and no CORS headers, another
+ * site or local page cannot get an operation run (no CSRF), whatever it sends.
  */
 export async function mountConsole(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
-  await app.register(fastifyCookie);
   const indexFile = join(options.staticDir, 'index.html');
   const index = (): string =>
     existsSync(indexFile)
       ? readFileSync(indexFile, 'utf8')
       : '<!doctype html><p>The admin UI is not built: run <code>npm run build</code>.</p>';
 
-  const refuse = (reply: FastifyReply, html: boolean): FastifyReply =>
-    html
-      ? reply.code(401).type('text/html; charset=utf-8').send(UNAUTHORIZED_PAGE)
-      : reply.code(401).send({ ok: false, error: errorBody('TOKEN_REQUIRED', 'the console token is missing or wrong') });
+  // WWW-Authenticate tells the page this 401 is the console's own, not an operation's (a wrong
+  // member password is a 401 too): the page then asks for the token and sends the request again.
+  const refuse = (reply: FastifyReply): FastifyReply =>
+    reply
+      .code(401)
+      .header('www-authenticate', 'Bearer realm="POI console"')
+      .send({ ok: false, error: errorBody('TOKEN_REQUIRED', 'the console token is missing or wrong') });
 
-  app.get('/', (request, reply) => {
-    const query = request.query as Record<string, string | undefined>;
-    if (query.token !== undefined) {
-      if (!sameSecret(query.token, options.token)) return refuse(reply, true);
-      void reply.setCookie(consoleCookie(request), options.token, { httpOnly: true, sameSite: 'strict', path: '/' });
-      return reply.redirect('/', 303);
-    }
-    if (!authorized(request, options.token)) return refuse(reply, true);
-    return reply
+  app.get('/', (_request, reply) =>
+    reply
       .header('content-security-policy', contentSecurityPolicy(options.tileOrigins()))
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'no-referrer')
       .type('text/html; charset=utf-8')
-      .send(index());
-  });
+      .send(index()),
+  );
 
-  await app.register(async (assets) => {
-    assets.addHook('onRequest', async (request, reply) => {
-      if (!authorized(request, options.token)) return refuse(reply, false);
-      return undefined;
-    });
-    await assets.register(fastifyStatic, { root: join(options.staticDir, 'assets'), prefix: '/assets/', index: false, wildcard: true });
-  });
+  await app.register(fastifyStatic, { root: join(options.staticDir, 'assets'), prefix: '/assets/', index: false, wildcard: true });
 
   app.post('/console/api/:op', async (request, reply) => {
-    if (!authorized(request, options.token)) return refuse(reply, false);
+    if (!authorized(request, options.token())) return refuse(reply);
     const { op } = request.params as { op: string };
     const body = request.body as ParsedBody | undefined;
     const input = body && 'json' in body ? body.json : {};

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBrowserMode } from '../../main/app/browser-mode.js';
-import { buildRenderer, rendererIsStale } from '../../main/build/renderer.js';
+import { ensureRenderer } from '../../main/build/renderer.js';
 import { createCore } from '../../main/core/service.js';
 import { prepareDataDir } from '../../main/data-dir.js';
 import { CHROMIUM_ARGS, findChromium } from '../e2e/find-chromium.js';
@@ -62,7 +62,7 @@ const BASELINE_MOVE = (move: string) => `
 export async function benchMap(count = 100_000, runs = 3, log: (s: string) => void = console.log): Promise<MapBenchResult> {
   const found = findChromium();
   if ('error' in found) throw new Error(found.error);
-  if (rendererIsStale()) buildRenderer();
+  ensureRenderer();
   const dir = mkdtempSync(join(tmpdir(), 'poi-map-bench-'));
   const file = prepareDataDir(dir);
   const seed = createCore({ file, geocoder: { reverse: async () => ({}) } });
@@ -82,7 +82,7 @@ export async function benchMap(count = 100_000, runs = 3, log: (s: string) => vo
         await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (r) => r.abort());
         await page.goto(`${running.url}`);
         await page.evaluate(() => localStorage.clear());
-        await page.goto(`${running.url.replace(/\?.*$/, '')}#map=6/40.00000/-3.00000`);
+        await page.goto(`${running.url.replace(/#.*$/, '')}#map=6/40.00000/-3.00000`);
         await page.waitForFunction(() => performance.getEntriesByName('poi-map-first-draw').length > 0, null, { timeout: 120_000 });
         ours.first.push(await page.evaluate(() => performance.getEntriesByName('poi-map-first-draw')[0]!.startTime));
         for (const [lat, lng] of MOVES) {

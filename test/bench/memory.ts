@@ -113,7 +113,7 @@ async function viewportLoad(
   points: ReadonlyArray<readonly [number, number]>,
   o: MemoryBenchOptions,
 ): Promise<LoadResult | null> {
-  const consoleToken = /\?token=([A-Za-z0-9_-]+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+  const consoleToken = /#token=([A-Za-z0-9_-]+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
   if (!consoleToken) return null;
   const rnd = prng(5);
   const request = (): Req => {

@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import { expect, test } from './fixtures.js';
+import { E2E_TOKEN } from './info.js';
 
 /**
  * The desktop app's link path, in Chromium: Electron cannot run here, so its preload bridge is
@@ -8,7 +9,7 @@ import { expect, test } from './fixtures.js';
  * the map's attribution asks to open that link, and the window stays on the app.
  */
 test('in the desktop app, clicking the attribution asks the shell to open the link, and the app stays', async ({ page, info }) => {
-  await page.addInitScript(() => {
+  await page.addInitScript((token) => {
     const opened: unknown[] = [];
     Object.assign(window, {
       __opened: opened,
@@ -18,12 +19,12 @@ test('in the desktop app, clicking the attribution asks the shell to open the li
             opened.push(input);
             return { ok: true, value: { code: 200, description: 'OK' } };
           }
-          const reply = await fetch(`/console/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+          const reply = await fetch(`/console/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(input) });
           return reply.json();
         },
       },
     });
-  });
+  }, E2E_TOKEN);
   await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
   await page.goto(info.url);
   const link = page.locator('.leaflet-control-attribution a[href="https://www.openstreetmap.org/copyright"]');

@@ -1,10 +1,10 @@
 /// <reference lib="dom" />
 import { test as base, expect, type Page } from '@playwright/test';
-import { e2eInfo, type E2eInfo } from './info.js';
+import { E2E_TOKEN, e2eInfo, type E2eInfo } from './info.js';
 
 /** Calls a console operation with the console token, as the UI does. */
 export async function consoleOp<T>(page: Page, op: string, input: unknown): Promise<T> {
-  const response = await page.request.post(`/console/api/${op}`, { data: input });
+  const response = await page.request.post(`/console/api/${op}`, { data: input, headers: { authorization: `Bearer ${E2E_TOKEN}` } });
   const answer = (await response.json()) as { ok: boolean; value: T; error: unknown };
   if (!answer.ok) throw new Error(`${op} refused: ${JSON.stringify(answer.error)}`);
   return answer.value;
@@ -14,7 +14,7 @@ export const test = base.extend<{ app: Page; info: E2eInfo }>({
   info: async ({}, use) => {
     await use(e2eInfo());
   },
-  /** The admin UI, opened through its tokened URL, with tile servers unreachable (as offline). */
+  /** The admin UI, opened through its address (token in the fragment), with tile servers unreachable (as offline). */
   app: async ({ page, info }, use) => {
     await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
     await page.goto(info.url);

@@ -1,6 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.js';
-import { E2E_PORT, E2E_TOKEN } from './info.js';
+import { E2E_PORT } from './info.js';
 
 const chromium = findChromium(false);
 
@@ -23,7 +23,7 @@ export default defineConfig({
   webServer: {
     command: `node --import tsx test/e2e/server.ts`,
     cwd: '../..',
-    url: `http://127.0.0.1:${E2E_PORT}/?token=${E2E_TOKEN}`,
+    url: `http://127.0.0.1:${E2E_PORT}/`,
     reuseExistingServer: false,
     timeout: 60_000,
     stdout: 'ignore',

@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import { basemapDrawn, centreOn, expect, screenshotPath, test } from './fixtures.js';
+import { E2E_TOKEN } from './info.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -81,7 +82,7 @@ test('a POI name is shown as text, never run', async ({ app: page, info }) => {
   });
   const r = await fetch(
     `${new URL(info.url).origin}/console/api/pois.add`,
-    { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer e2e-console-token-not-secret` }, body: JSON.stringify({ clientId: info.clientId, fields: { lat: 48.8584, lng: 2.2945, name: evil, desc: '<script>window.__xss=2</script>', categories: [7] } }) },
+    { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${E2E_TOKEN}` }, body: JSON.stringify({ clientId: info.clientId, fields: { lat: 48.8584, lng: 2.2945, name: evil, desc: '<script>window.__xss=2</script>', categories: [7] } }) },
   );
   expect(r.status).toBe(200);
   await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Search' }).click();

@@ -6,7 +6,7 @@ import { testCore } from '../support/core.js';
 const TOKEN = 'test-console-token-0123456789';
 const core = testCore();
 const listener = fixedListener(() => ({ enabled: true, port: 1, scope: 'local', state: 'listening', addresses: [], error: null }));
-const server = new ApiServer(core, { port: 0, api: false, console: consoleOptions(core, listener, () => undefined, TOKEN) });
+const server = new ApiServer(core, { port: 0, api: false, console: consoleOptions(core, listener, () => undefined, () => TOKEN) });
 let base = '';
 
 beforeAll(async () => {
@@ -21,31 +21,48 @@ const op = (name: string, input: unknown, headers: Record<string, string> = { au
   fetch(`${base}/console/api/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(input) });
 
 describe('browser mode: the console behind its token', () => {
-  it('answers 401 to the UI and to operations without the token, or with a wrong one', async () => {
-    expect((await fetch(`${base}/`)).status).toBe(401);
-    expect((await fetch(`${base}/?token=wrong`)).status).toBe(401);
-    const r = await op('clients.list', {}, {});
-    expect(r.status).toBe(401);
-    expect(await r.json()).toMatchObject({ ok: false, error: { code: 401, description: 'EXCEPTION_TOKEN_REQUIRED' } });
-    expect((await op('clients.list', {}, { authorization: 'Bearer nope' })).status).toBe(401);
-    expect((await fetch(`${base}/assets/anything.js`)).status).toBe(401);
+  it('refuses every operation without the token in its Authorization header, saying it is the console asking', async () => {
+    const attempts: Array<Record<string, string>> = [{}, { authorization: 'Bearer nope' }, { authorization: `bearer ${TOKEN}x` }, { authorization: TOKEN }, { cookie: `poi_console=${TOKEN}` }];
+    for (const headers of attempts) {
+      const r = await op('clients.create', { name: 'Refused' }, headers);
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe('Bearer realm="POI console"');
+      expect(await r.json()).toMatchObject({ ok: false, error: { code: 401, description: 'EXCEPTION_TOKEN_REQUIRED' } });
+    }
+    const inQuery = await fetch(`${base}/console/api/clients.create?token=${TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Refused"}' });
+    expect(inQuery.status).toBe(401);
+    expect(core.clients.list().map((c) => c.name)).not.toContain('Refused');
   });
 
-  it('trades the token in the URL for an HttpOnly SameSite=Strict cookie, which then opens the UI', async () => {
-    const first = await fetch(`${base}/?token=${TOKEN}`, { redirect: 'manual' });
-    expect(first.status).toBe(303);
-    expect(first.headers.get('location')).toBe('/');
-    const cookie = first.headers.get('set-cookie') ?? '';
-    expect(cookie).toMatch(/HttpOnly/i);
-    expect(cookie).toMatch(/SameSite=Strict/i);
-    const page = await fetch(`${base}/`, { headers: { cookie: cookie.split(';')[0]! } });
+  it('serves the page, which holds no secret, to anyone, with a strict CSP and never a cookie', async () => {
+    const page = await fetch(`${base}/`);
     expect(page.status).toBe(200);
+    expect(page.headers.get('set-cookie')).toBeNull();
     const csp = page.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("script-src 'self'");
-    expect(csp).toContain('img-src');
+    expect(csp).toContain("connect-src 'self'");
     expect(csp).toContain('https://tile.openstreetmap.org');
     expect(csp).not.toContain("'unsafe-eval'");
-    expect((await op('clients.list', {}, { cookie: cookie.split(';')[0]! })).status).toBe(200);
+    expect((await fetch(`${base}/?token=${TOKEN}`, { redirect: 'manual' })).headers.get('set-cookie')).toBeNull();
+    const ok = await op('clients.list', {});
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('grants no other origin anything: no CORS headers, even to a preflight', async () => {
+    const origin = { origin: 'http://127.0.0.1:9' };
+    const preflight = await fetch(`${base}/console/api/clients.create`, {
+      method: 'OPTIONS',
+      headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+    });
+    const answered = await op('clients.list', {}, { authorization: `Bearer ${TOKEN}`, ...origin });
+    for (const r of [preflight, answered, await fetch(`${base}/`, { headers: origin })]) {
+      const granted: string[] = [];
+      r.headers.forEach((_value, name) => {
+        if (name.startsWith('access-control-')) granted.push(name);
+      });
+      expect(granted).toEqual([]);
+    }
   });
 
   it('validates every input with the contract schema before the core sees it', async () => {
