@@ -18,6 +18,7 @@ export const ERRORS = {
   IMPLICIT_FLOW_DISABLED: { status: 403, description: 'EXCEPTION_IMPLICIT_FLOW_DISABLED' },
   NOT_FOUND: { status: 404, description: 'EXCEPTION_NOT_FOUND' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'EXCEPTION_METHOD_NOT_ALLOWED' },
+  REQUEST_TIMEOUT: { status: 408, description: 'EXCEPTION_REQUEST_TIMEOUT' },
   ALREADY_EXISTS: { status: 409, description: 'EXCEPTION_ALREADY_EXISTS' },
   PORT_UNAVAILABLE: { status: 409, description: 'EXCEPTION_PORT_UNAVAILABLE' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'EXCEPTION_PAYLOAD_TOO_LARGE' },

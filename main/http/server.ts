@@ -132,11 +132,17 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       frameworkErrors: (_error, _request, reply) =>
         sendError(reply, errorBody('MALFORMED_REQUEST', 'the path has a malformed percent-encoding')),
       // Requests Node cannot even parse as HTTP are answered in the same shape, then closed.
-      clientErrorHandler: (_error, socket) => {
+      // Headers or a body that did not arrive in time (connection-guard.ts) come here too.
+      clientErrorHandler: (error, socket) => {
         if (!socket.writable) return;
-        const body = JSON.stringify(errorBody('MALFORMED_REQUEST', 'the request is not valid HTTP'));
+        const late = (error as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
+        const body = JSON.stringify(
+          late
+            ? errorBody('REQUEST_TIMEOUT', 'the request did not arrive in time')
+            : errorBody('MALFORMED_REQUEST', 'the request is not valid HTTP'),
+        );
         socket.end(
-          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          `HTTP/1.1 ${late ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
         );
       },
     });

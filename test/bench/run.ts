@@ -2,15 +2,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchContention } from './contention.js';
 import { benchHttp } from './http-bench.js';
 import { benchMemory } from './memory.js';
 import { benchPois } from './pois.js';
 import { benchMap, mapRows } from './map.js';
-import { buildRows, HEADERS, renderTable } from './table.js';
+import { buildRows, contentionRows, HEADERS, renderTable } from './table.js';
 import { findWrk } from './wrk.js';
 
 /**
- * `npm run bench [-- --quick] [-- --pois N] [-- --only http,pois,memory,map]`: measures the HTTP API
+ * `npm run bench [-- --quick] [-- --pois N] [-- --only http,pois,contention,memory,map]`: measures the HTTP API
  * against a bare node:http server, login, the POI queries on N POIs (default 1,000,000; 100,000
  * with --quick) and the serving process's memory on them; prints one table and writes it, with
  * every run, as JSON under test/bench/results/. HTTP loads come from wrk when it is on the PATH
@@ -27,7 +28,7 @@ const { values } = parseArgs({
 const quick = values.quick === true;
 const count = Number(values.pois ?? (quick ? 100_000 : 1_000_000));
 if (!Number.isInteger(count) || count < 1000) throw new Error('--pois must be an integer of at least 1000');
-const only = new Set((values.only ?? 'http,pois,memory,map').split(','));
+const only = new Set((values.only ?? 'http,pois,contention,memory,map').split(','));
 const plan = quick
   ? { seconds: 3, warmup: 1, repeats: 3, loginSeconds: 3, memorySeconds: 3 }
   : { seconds: 10, warmup: 2, repeats: 3, loginSeconds: 5, memorySeconds: 10 };
@@ -46,12 +47,17 @@ try {
     ? await benchHttp({ dir: scratch, connections, seconds: plan.seconds, warmup: plan.warmup, repeats: plan.repeats, loginSeconds: plan.loginSeconds, log: console.log })
     : undefined;
   const pois = only.has('pois') ? benchPois(count) : undefined;
+  const contention =
+    only.has('contention') && findWrk()
+      ? await benchContention({ dense: quick ? 50_000 : 200_000, seconds: plan.seconds, repeats: plan.repeats, dir: scratch, log: console.log })
+      : undefined;
+  if (only.has('contention') && !findWrk()) console.log('contention: skipped, it needs wrk (apt-get install wrk)');
   const memory = only.has('memory')
     ? await benchMemory(count, { dir: scratch, seconds: plan.memorySeconds, warmup: plan.warmup, connections, log: console.log })
     : undefined;
   // The admin UI's map in Chromium against Leaflet.markercluster (100,000 POIs, or fewer with --quick).
   const map = only.has('map') ? await benchMap(quick ? 20_000 : 100_000, 3) : undefined;
-  const rows = [...buildRows(http, pois, memory), ...mapRows(map)];
+  const rows = [...buildRows(http, pois, memory), ...contentionRows(contention), ...mapRows(map)];
   const tool = findWrk() ?? 'Node keep-alive generator (no wrk on the PATH)';
   console.log('');
   console.log(renderTable(rows));
@@ -73,6 +79,7 @@ try {
     table: { headers: HEADERS, rows },
     http,
     pois,
+    contention,
     memory,
     map,
   };

@@ -43,3 +43,4 @@ export function prng(seed: number): () => number {
 }
 
 export const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(3) : ms.toFixed(1));
+

@@ -1,3 +1,4 @@
+import type { ContentionResult } from './contention.js';
 import type { HttpBenchResult, Measured } from './http-bench.js';
 import type { MemoryBenchResult } from './memory.js';
 import type { PoiBenchResult } from './pois.js';
@@ -68,6 +69,18 @@ export function buildRows(h: HttpBenchResult | undefined, p: PoiBenchResult | un
     rows.push([`fill ${n} POIs through the core (10k per transaction)`, 'core, in-process', `${m.fillSeconds.toFixed(1)} s`, '', '', `database ${mib(m.databaseMiB)}`, '', '']);
   }
   return rows;
+}
+
+/** A plain get.json alone and while heavy near queries run, measured in the same run. */
+export function contentionRows(c: ContentionResult | undefined): Row[] {
+  if (!c) return [];
+  const n = c.densePois.toLocaleString('en');
+  const alone = `alone: p50 ${ms(c.alone.p50)}, p99 ${ms(c.alone.p99)}`;
+  return [
+    load(`get.json, ${c.alone.connections} conn, alone`, c.alone),
+    load(`get.json, ${c.underNear.connections} conn, while ${c.near.connections} conn send heavy near`, c.underNear, alone, `${(c.underNear.p99 / c.alone.p99).toFixed(1)}x p99`),
+    load(`  those get_near: r=20,037 km, total=1000, over ${n} POIs in ~0.4x0.4 km`, c.near),
+  ];
 }
 
 export function renderTable(rows: readonly Row[]): string {

@@ -24,6 +24,8 @@ async function startLimited(options: object): Promise<{ port: number; admin: str
   return started;
 }
 
+const heard = new WeakMap<Socket, string>();
+
 /** A connection from 127.0.0.2 that declares a body and sends one byte of it. */
 function slowBody(port: number): Promise<Socket> {
   return new Promise((resolve) => {
@@ -31,7 +33,7 @@ function slowBody(port: number): Promise<Socket> {
     sockets.push(socket);
     socket.on('error', () => undefined);
     // Read what the server sends, so that its closing is seen.
-    socket.resume();
+    socket.on('data', (chunk: Buffer) => heard.set(socket, (heard.get(socket) ?? '') + chunk.toString()));
     socket.once('connect', () => {
       socket.write('POST /1/pois/add.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\na');
       resolve(socket);
@@ -76,6 +78,9 @@ describe('slow connections', () => {
     expect(openCount(bodies)).toBe(20);
     await sleep(3500);
     expect(openCount(bodies)).toBe(0);
+    const answer = heard.get(bodies[0]!) ?? '';
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 408, description: 'EXCEPTION_REQUEST_TIMEOUT' });
     expect(idle.destroyed || idle.readableEnded).toBe(true);
     expect(await legitimate(port, admin)).toBe(200);
   }, 30_000);
