@@ -34,11 +34,13 @@ export async function benchContention(o: { dense: number; seconds: number; repea
   try {
     const get = luaFixed(`/1/pois/get.json?oauth_token=${child.admin}&poi=${child.poi}`);
     const near = luaFixed(`/1/pois/get_near.json?oauth_token=${child.admin}&lat=48.85&lng=2.35&radius=20037509&total=1000`);
-    await runWrk({ port: child.port, script: near, connections: 4, seconds: 2, dir: o.dir });
+    await runWrk({ port: child.port, script: get, connections: 4, seconds: 2, dir: o.dir });
     const alone: LoadResult[] = [];
     const under: LoadResult[] = [];
     const heavy: LoadResult[] = [];
     for (let i = 0; i < o.repeats; i++) {
+      // A pause after the heavy load, so that "alone" is not measured in its garbage collection.
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 2000));
       alone.push(await runWrk({ port: child.port, script: get, connections: 4, seconds: o.seconds, dir: o.dir }));
       const [g, n] = await Promise.all([
         runWrk({ port: child.port, script: get, connections: 4, seconds: o.seconds, dir: o.dir }),
