@@ -13,7 +13,7 @@ import type { Clock } from './clock.js';
 import { ServiceError, validate } from './errors.js';
 import type { PasswordHasher } from './passwords.js';
 import type { WriteBatcher } from './store/write-batcher.js';
-import type { Tokens } from './tokens.js';
+import type { Author, Tokens } from './tokens.js';
 
 export interface MemberRow {
   id: string;
@@ -179,7 +179,11 @@ export class Members {
    * Changes pwd (after checking oldpwd), gender or birthday. A new password revokes every
    * other token of the member: whoever knew the old one is logged out.
    */
-  async update(clientId: string, memberId: string, raw: UpdateMemberInput, keepToken?: Buffer): Promise<MemberRow> {
+  /**
+   * `author` (absent for the console's operator) is checked again inside the write: a token
+   * revoked while the passwords were being hashed refuses the change.
+   */
+  async update(clientId: string, memberId: string, raw: UpdateMemberInput, author?: Author & { tokenHash: Buffer }): Promise<MemberRow> {
     const input = validate(updateMemberInput, raw);
     const member = this.require(clientId, memberId);
     let pwdHash = member.pwd_hash;
@@ -196,12 +200,13 @@ export class Members {
       birthday: input.birthday === undefined ? member.birthday : input.birthday,
     };
     this.db.transaction(() => {
+      author?.assertStillValid();
       const changed = this.upd.run(next.pwd_hash, next.gender, next.birthday, clientId, member.id, member.pwd_hash).changes;
       if (changed === 0) {
         if (!this.find(clientId, member.id)) throw new ServiceError('NOT_FOUND', 'no such member in this client application');
         throw new ServiceError('INVALID_CREDENTIALS', 'the password was changed meanwhile; try again', input.pwd === undefined ? undefined : 'oldpwd');
       }
-      if (input.pwd !== undefined) this.tokens.revokeMember(member.id, keepToken);
+      if (input.pwd !== undefined) this.tokens.revokeMember(member.id, author?.tokenHash);
     })();
     return next;
   }

@@ -97,10 +97,14 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     this.routes = [...userRoutes(core), ...poiRoutes(core)];
   }
 
-  /** Internal errors go to `error` listeners, or to stderr when nobody listens (emit would throw). */
+  /**
+   * Internal and storage errors go to `error` listeners, or to stderr when nobody listens (emit
+   * would throw): a storage error in one line, a bug with its stack.
+   */
   private report(error: unknown): void {
     const failure = error instanceof Error ? error : new Error(String(error));
     if (this.listenerCount('error') > 0) this.emit('error', failure);
+    else if (storageError(error)) console.error(`poi api: storage error: ${failure.message}`);
     else console.error('poi api: internal error', failure);
   }
 

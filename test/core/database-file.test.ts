@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -28,8 +29,33 @@ describe('a damaged or empty database file', () => {
     openDatabase(file).close();
     writeFileSync(`${file}.v3-2026-01-01T00-00-00-000Z.bak`, readFileSync(file));
     writeFileSync(file, '');
+    // Emptied a while ago: not another process's first start in progress.
+    utimesSync(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     expect(() => openDatabase(file)).toThrow(new RegExp(`${file.replace(/[.\\/]/g, '\\$&')} is empty \\(0 bytes\\)[\\s\\S]*v3-2026-01-01T00-00-00-000Z\\.bak`));
     expect(statSync(file).size).toBe(0);
+  });
+
+  it('a first start that fails before SQLite writes anything leaves no file behind for the next start to refuse', () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    expect(() => openDatabase(file, { nativeBinding: join(dir, 'missing', 'better_sqlite3.node') })).toThrow();
+    expect(existsSync(file)).toBe(false);
+    openDatabase(file).close();
+    expect(statSync(file).size).toBeGreaterThan(0);
+  });
+
+  it('waits for a 0-byte file that another process is creating right now, instead of refusing it', () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    writeFileSync(file, '');
+    // The other process writes its first page a moment later.
+    const source = join(dir, 'source.sqlite');
+    openDatabase(source).close();
+    const other = spawn(process.execPath, ['-e', `setTimeout(() => require('fs').copyFileSync(${JSON.stringify(source)}, ${JSON.stringify(file)}), 300)`]);
+    const db = openDatabase(file);
+    expect(db.pragma('user_version', { simple: true })).toBeGreaterThan(0);
+    db.close();
+    other.kill();
   });
 
   it('names the file, says it is damaged and lists the backups, instead of a bare SQLite message', () => {
@@ -101,13 +127,17 @@ describe('file modes', () => {
     }
   });
 
-  it('tightens a database file that an earlier version left world-readable', () => {
+  it('tightens a database file and backups that an earlier version left world-readable', () => {
     const dir = tempDir();
     const file = join(dir, 'poi.sqlite');
     openDatabase(file).close();
+    const oldBackup = `${file}.v2-2025-01-01T00-00-00-000Z.bak`;
+    writeFileSync(oldBackup, readFileSync(file));
     chmodSync(file, 0o644);
+    chmodSync(oldBackup, 0o644);
     openDatabase(file).close();
     expect(mode(file)).toBe(0o600);
+    expect(mode(oldBackup)).toBe(0o600);
   });
 
   it('warns when the data folder cannot be tightened', () => {

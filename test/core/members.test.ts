@@ -106,8 +106,8 @@ describe('members', () => {
     await expect(core.members.update(clientId, first.member.id, { pwd: 'newpass1', oldpwd: 'nope' })).rejects.toMatchObject({
       code: 'INVALID_CREDENTIALS',
     });
-    const keep = core.tokens.resolve(second.token).tokenHash;
-    await core.members.update(clientId, first.member.id, { pwd: 'newpass1', oldpwd: 'secret1' }, keep);
+    const keep = core.tokens.resolve(second.token);
+    await core.members.update(clientId, first.member.id, { pwd: 'newpass1', oldpwd: 'secret1' }, { ...core.tokens.author(keep), tokenHash: keep.tokenHash });
     expect(() => core.tokens.resolve(first.token)).toThrow(expect.objectContaining({ code: 'INVALID_TOKEN' }));
     expect(core.tokens.resolve(second.token).memberId).toBe(first.member.id);
     await expect(core.members.authenticate(clientId, 'alice01', 'newpass1')).resolves.toBeTruthy();

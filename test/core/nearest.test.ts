@@ -38,8 +38,8 @@ function world(dense: number) {
     for (let i = 0; i < 300; i++) put(mine, (Math.asin(2 * rnd() - 1) * 180) / Math.PI, rnd() * 360 - 180);
     for (let i = 0; i < 40; i++) put(mine, -17 + rnd(), i % 2 ? 179.9 + rnd() * 0.1 : -180 + rnd() * 0.1);
     for (let i = 0; i < 20; i++) put(mine, i % 2 ? 89.5 + rnd() * 0.5 : -90 + rnd() * 0.5, rnd() * 360 - 180);
-    // Several POIs at one spot: ties broken by id.
-    for (let i = 0; i < 5; i++) put(mine, 10, 10);
+    // Many POIs on one spot (more than a search step reads): ties broken by id.
+    for (let i = 0; i < 600; i++) put(mine, 10, 10);
   })();
   return { core, mine, placed };
 }
@@ -69,6 +69,8 @@ describe('near', () => {
       { lat: 90, lng: 0, radius: 200_000, total: 1000 },
       { lat: -89.9, lng: 45, radius: 20_037_509, total: 10 },
       { lat: 10, lng: 10, radius: 1, total: 3 },
+      { lat: 10, lng: 10, radius: 1000, total: 1000 },
+      { lat: 10.001, lng: 10, radius: 20_037_509, total: 700 },
       { lat: 40.4, lng: -3.7, radius: 20_037_509, total: 50, categories: [1, 3] },
       ...Array.from({ length: 40 }, () => ({
         lat: (Math.asin(2 * rnd() - 1) * 180) / Math.PI,
@@ -85,8 +87,10 @@ describe('near', () => {
     core.close();
   });
 
-  it('reads a bounded number of rows over a dense area, not every POI of it', () => {
+  it('reads a bounded number of rows over a dense area, not every POI of it, nor of another client', () => {
     const { core, mine } = world(20_000);
+    const small = core.clients.create({ name: 'Small' }).client_id;
+    for (let i = 0; i < 5; i++) core.db.prepare("INSERT INTO pois (client_id, name, lat, lng, registered_at, updated_at, name_key) VALUES (?, 's', ?, -3.7, 0, 0, 's')").run(small, 40 + i);
     const store = new PoiStore(core.db);
     let rows = 0;
     const candidates = store.candidates.bind(store);
@@ -97,14 +101,21 @@ describe('near', () => {
     };
     // Through the same store the queries use.
     Object.assign(core.queries, { store });
-    for (const q of [
-      { lat: 40.4, lng: -3.7, radius: 20_037_509, total: 1000 },
-      { lat: 40.4, lng: -3.7, radius: 1000, total: 10 },
-      { lat: -33.9, lng: 151.2, radius: 20_037_509, total: 1000 },
-    ]) {
+    let probes = 0;
+    const entriesIn = store.entriesIn.bind(store);
+    store.entriesIn = (...args) => ((probes += 1), entriesIn(...args));
+    for (const [client, q, expected] of [
+      [mine, { lat: 40.4, lng: -3.7, radius: 20_037_509, total: 1000 }, 1000],
+      [mine, { lat: 40.4, lng: -3.7, radius: 1000, total: 10 }, 10],
+      [mine, { lat: -33.9, lng: 151.2, radius: 20_037_509, total: 1000 }, 1000],
+      // A client of 5 POIs beside another's 20,000 in the same city.
+      [small, { lat: 40.4, lng: -3.7, radius: 20_037_509, total: 1000 }, 5],
+    ] as const) {
       rows = 0;
-      expect(core.queries.near(mine, q)).toHaveLength(q.total);
+      probes = 0;
+      expect(core.queries.near(client, q)).toHaveLength(expected);
       expect(rows, `rows read for ${JSON.stringify(q)}`).toBeLessThan(q.total * 4 + 2048);
+      if (client === small) expect(probes, 'the small client is read in one step').toBe(1);
     }
     core.close();
   });

@@ -5,7 +5,8 @@ import { startApiChild, type ApiChild } from '../support/api-child-process.js';
  * Heavy near queries and a plain get.json sent to a real listener in a process of its own (so
  * that its event loop is not the test's), over 60,000 POIs packed into a few hundred metres.
  * What is asserted is the order of the answers, not their timing: the get.json must not wait
- * behind every heavy query that arrived before it.
+ * behind every heavy query that arrived before it. (That each query reads a bounded part of the
+ * area is tested on the core, where rows can be counted: test/core/nearest.test.ts.)
  */
 let child: ApiChild;
 beforeAll(async () => {
@@ -15,32 +16,31 @@ afterAll(() => {
   child.process.kill('SIGKILL');
 });
 
-const get = async (path: string, query: Record<string, string | number>): Promise<{ status: number; body: unknown }> => {
-  const r = await fetch(`http://127.0.0.1:${child.port}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`);
-  return { status: r.status, body: (await r.json()) as unknown };
-};
+const url = (path: string, query: Record<string, string | number>): string =>
+  `http://127.0.0.1:${child.port}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`;
 
 describe('heavy near queries', () => {
   it('do not hold up a plain get.json sent while they run', async () => {
+    // The order in which the answers' headers arrive: the server's order, not this process's.
     const order: string[] = [];
+    let firstAnswered!: () => void;
+    const first = new Promise<void>((resolve) => (firstAnswered = resolve));
     const heavy = Array.from({ length: 16 }, async (_, i) => {
-      const r = await get('/1/pois/get_near.json', { oauth_token: child.admin, lat: 48.85, lng: 2.35, radius: 20_037_509, total: 1000 });
-      expect(r.status).toBe(200);
-      expect((r.body as unknown[]).length).toBe(1000);
+      const r = await fetch(url('/1/pois/get_near.json', { oauth_token: child.admin, lat: 48.85, lng: 2.35, radius: 20_037_509, total: 1000 }));
       order.push(`near${i}`);
-    });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const plain = get('/1/pois/get.json', { oauth_token: child.admin, poi: child.poi }).then((r) => {
+      firstAnswered();
       expect(r.status).toBe(200);
+      expect(((await r.json()) as unknown[]).length).toBe(1000);
+    });
+    // Once one heavy query is answered, the other fifteen have long arrived and wait.
+    await first;
+    const plain = fetch(url('/1/pois/get.json', { oauth_token: child.admin, poi: child.poi })).then(async (r) => {
       order.push('get');
+      expect(r.status).toBe(200);
+      await r.text();
     });
     await Promise.all([...heavy, plain]);
-    expect(order.indexOf('get'), `answers in order: ${order.join(' ')}`).toBeLessThan(4);
+    expect(order.indexOf('get'), `answers in order: ${order.join(' ')}`).toBeLessThan(6);
   }, 60_000);
 
-  it('read a bounded part of the dense area: a world-sized radius answers the nearest 1,000 as a small one does', async () => {
-    const world = await get('/1/pois/get_near.json', { oauth_token: child.admin, lat: 48.85, lng: 2.35, radius: 20_037_509, total: 1000 });
-    const small = await get('/1/pois/get_near.json', { oauth_token: child.admin, lat: 48.85, lng: 2.35, radius: 300, total: 1000 });
-    expect((world.body as Array<{ id: number }>).map((p) => p.id)).toEqual((small.body as Array<{ id: number }>).map((p) => p.id));
-  });
 });

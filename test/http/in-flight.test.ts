@@ -84,6 +84,29 @@ describe('a member deleted while its request is in flight', () => {
     expect(server.core.db.prepare('SELECT count(*) FROM pois').pluck().get()).toBe(0);
   });
 
+  it('an administrator token rotated while an update is being geocoded refuses it, and nothing changes', async () => {
+    t = await startTestServer({ geocoder: slowGeocoder(150) });
+    const server = t;
+    const { apiKey, admin } = await withMember(server);
+    const poi = (await server.get('/1/pois/add.json', { oauth_token: admin, lat: 40.4, lng: -3.7, name: 'Before', categories: 1, geocode: false })).json['id'] as number;
+    const updating = server.get('/1/pois/update.json', { oauth_token: admin, poi, name: 'After', lat: 41, lng: -3, geocode: true });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const fresh = server.core.clients.rotateAdminToken(apiKey);
+    expect((await updating).json).toMatchObject({ code: 401, description: 'EXCEPTION_INVALID_TOKEN' });
+    expect((await server.get('/1/pois/get.json', { oauth_token: fresh, poi })).json).toMatchObject({ name: 'Before', latitude: 40.4 });
+  });
+
+  it('a member token revoked while its password change is being hashed refuses the change', async () => {
+    t = await startTestServer({ passwords: slowChecks(200) });
+    const server = t;
+    const { memberId, memberToken } = await withMember(server);
+    const changing = server.call('PUT', `/1/users/${memberId}.json`, { access_token: memberToken, pwd: 'newpass1', oldpwd: 'secret1' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await server.call('DELETE', '/1/users/login.json', { access_token: memberToken })).status).toBe(200);
+    expect((await changing).json).toMatchObject({ code: 401, description: 'EXCEPTION_INVALID_TOKEN' });
+    expect(await server.core.members.authenticate(server.core.clients.list()[0]!.client_id, 'alice01', 'secret1')).toBeTruthy();
+  });
+
   it('an administrator token rotated while a POI is being geocoded refuses that write too', async () => {
     t = await startTestServer({ geocoder: slowGeocoder(150) });
     const server = t;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POI_COLUMNS } from '../../main/core/pois/poi-row.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { testCore } from '../support/core.js';
 import { poiFixture, type Fixture } from '../support/fixture.js';
 
 /**
@@ -45,11 +45,26 @@ describe('text filters fold case in every script, and accents', () => {
     expect(await where({ city: 'Ávil' })).toEqual([]);
   });
 
-  it('exact filters still use their index', () => {
-    const plan = f.t.core.db
-      .prepare(`EXPLAIN QUERY PLAN SELECT ${POI_COLUMNS} FROM pois WHERE client_id = 'x' AND city_key = 'avila' ORDER BY id LIMIT 10`)
-      .all() as Array<{ detail: string }>;
-    expect(plan.map((p) => p.detail).join('\n')).toMatch(/USING INDEX pois_by_city \(client_id=\? AND city_key=\?\)/);
+  it('exact filters still use their index, in the SQL the store really runs', () => {
+    // A fresh core: its store prepares each filter shape's statement on first use.
+    const core = testCore();
+    const seen: string[] = [];
+    const prepare = core.db.prepare.bind(core.db);
+    const spy = vi.spyOn(core.db, 'prepare').mockImplementation(((sql: string) => (seen.push(sql), prepare(sql))) as typeof core.db.prepare);
+    try {
+      const client = core.clients.create({ name: 'Fresh' }).client_id;
+      for (const [field, index] of [['city', 'pois_by_city'], ['country', 'pois_by_country'], ['postal_code', 'pois_by_postal_code']] as const) {
+        seen.length = 0;
+        core.queries.where(client, { [field]: 'x' });
+        const sql = seen.find((q) => q.includes(`${field}_key`));
+        expect(sql, `the store prepared no statement for ${field}`).toBeDefined();
+        const plan = (prepare(`EXPLAIN QUERY PLAN ${sql!}`).all(client, 'x', 1) as Array<{ detail: string }>).map((p) => p.detail).join('\n');
+        expect(plan).toMatch(new RegExp(`USING (COVERING )?INDEX ${index} \\(client_id=\\? AND ${field}_key=\\?\\)`));
+      }
+    } finally {
+      spy.mockRestore();
+      core.close();
+    }
   });
 });
 

@@ -137,7 +137,7 @@ export class MembershipApi {
     if (principal.role !== 'admin' && target.toLowerCase() !== principal.memberId) {
       throw new ServiceError('FORBIDDEN', 'a member may only update itself', 'access_token');
     }
-    await this.members.update(principal.clientId, target, input, principal.tokenHash);
+    await this.members.update(principal.clientId, target, input, { ...this.tokens.author(principal), tokenHash: principal.tokenHash });
     return OK_BODY;
   }
 

@@ -67,7 +67,8 @@ export class PoiApi {
   }
 
   update(token: Token, input: UpdatePoiInput): Promise<PoiReply> {
-    return this.pois.update(this.admin(token).clientId, input);
+    const p = this.admin(token);
+    return this.pois.update(p.clientId, input, this.tokens.author(p));
   }
 
   get(token: Token, raw: { poi?: number | undefined }): PoiReply {

@@ -3,7 +3,7 @@ import { metresBetween, metresToBox, type Box } from './geo.js';
 import type { Position, PoiStore } from './poi-store.js';
 
 /**
- * A box holding more R*Tree entries than this (of any client) is split before its POIs are
+ * A box holding more of the client's R*Tree entries than this is split before its POIs are
  * read: no step of a search reads more rows, however dense the data.
  */
 export const ENTRIES_PER_STEP = 512;
@@ -13,7 +13,10 @@ export const ENTRIES_PER_STEP = 512;
  * dense area box by box.
  */
 export const CATEGORY_SCAN_MAX = 20_000;
-/** Boxes smaller than this (about 1 m) are not split further: their POIs are all but equidistant. */
+/**
+ * Boxes smaller than this (about 1 m) are not split further: their POIs are all but equidistant,
+ * and the `total` of lowest id are taken (POIs stacked on one spot tie, and ties go by id).
+ */
 const SMALLEST_BOX_DEG = 1e-5;
 
 interface Tile extends Box {
@@ -82,14 +85,14 @@ export function nearest(store: PoiStore, clientId: string, q: NearestQuery): Fou
     const tile = boxes.pop()!;
     if (tile.reach > bound()) break;
     const small = tile.north - tile.south < SMALLEST_BOX_DEG && tile.east - tile.west < SMALLEST_BOX_DEG;
-    if (!small && store.entriesIn(tile, ENTRIES_PER_STEP + 1) > ENTRIES_PER_STEP) {
+    if (!small && store.entriesIn(clientId, tile, ENTRIES_PER_STEP + 1) > ENTRIES_PER_STEP) {
       for (const quarter of quarters(tile)) {
         const reach = metresToBox(q.lat, q.lng, quarter);
         if (reach <= bound()) boxes.push({ ...quarter, reach });
       }
       continue;
     }
-    for (const p of store.candidates(clientId, tile, categories, small ? ENTRIES_PER_STEP : undefined)) keep(p);
+    for (const p of store.candidates(clientId, tile, categories, small ? q.total : undefined)) keep(p);
   }
   return sorted(best);
 }

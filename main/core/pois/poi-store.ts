@@ -46,13 +46,15 @@ export class PoiStore {
   private readonly deleteStmt: Statement;
   private readonly clearLinks: Statement;
   private readonly addLink: Statement;
-  private readonly inBox: Statement<unknown[], Position>;
-  private readonly entries: Statement<[number, number, number, number, number], number>;
+  /** Positions in a box: [all, first by id] x [any category, some categories]. */
+  private readonly inBox: Record<'all' | 'firstById', Record<'any' | 'some', Statement<unknown[], Position>>>;
+  private readonly entries: Statement<unknown[], number>;
   private readonly linksTo: Statement<[string, number], number>;
   private readonly withCategories: Statement<[string, string], Position>;
-  private readonly inBoxWithCategories: Statement<unknown[], Position>;
   private readonly byIds: Statement<[string, string], PoiRow>;
   private readonly markersInBox: Statement<unknown[], Marker>;
+  private readonly clientKeyStmt: Statement<[string], number>;
+  private readonly clientKeys = new Map<string, number>();
   private readonly whereCache = new Map<string, Statement>();
 
   constructor(private readonly db: Database) {
@@ -73,16 +75,23 @@ export class PoiStore {
     this.deleteStmt = db.prepare('DELETE FROM pois WHERE client_id = ? AND id = ?');
     this.clearLinks = db.prepare('DELETE FROM poi_categories WHERE poi_id = ?');
     this.addLink = db.prepare('INSERT INTO poi_categories (poi_id, category_id) VALUES (?, ?)');
-    // Overlap tests: the R*Tree rounds its float32 boxes outwards; callers filter exactly.
+    // Overlap tests: the R*Tree rounds its float32 boxes outwards; callers filter exactly. The
+    // client is the R*Tree's third dimension (migration 007), so only its entries are walked; the
+    // CROSS JOIN keeps SQLite from driving the join from the client's POIs instead.
+    const inTree = 'r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ? AND r.max_client >= ?';
     // Positions only: a near query ranks many candidates and keeps few; whole rows come after.
-    const box = `SELECT p.id, p.lat, p.lng FROM pois_rtree r CROSS JOIN pois p ON p.id = r.id
-       WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND p.client_id = ?`;
-    this.inBox = db.prepare(`${box} LIMIT ?`);
+    const box = `SELECT p.id, p.lat, p.lng FROM pois_rtree r CROSS JOIN pois p ON p.id = r.id WHERE ${inTree} AND p.client_id = ?`;
+    const someCategories = 'AND EXISTS (SELECT 1 FROM poi_categories pc WHERE pc.poi_id = p.id AND pc.category_id IN (SELECT value FROM json_each(?)))';
+    this.inBox = {
+      all: { any: db.prepare(box), some: db.prepare(`${box} ${someCategories}`) },
+      firstById: { any: db.prepare(`${box} ORDER BY p.id LIMIT ?`), some: db.prepare(`${box} ${someCategories} ORDER BY p.id LIMIT ?`) },
+    };
     this.entries = db
-      .prepare<[number, number, number, number, number], number>(
-        'SELECT count(*) FROM (SELECT 1 FROM pois_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ? LIMIT ?)',
+      .prepare<unknown[], number>(
+        'SELECT count(*) FROM (SELECT 1 FROM pois_rtree r WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ? AND r.max_client >= ? LIMIT ?)',
       )
       .pluck();
+    this.clientKeyStmt = db.prepare<[string], number>('SELECT rowid FROM clients WHERE id = ?').pluck();
     this.linksTo = db
       .prepare<[string, number], number>(
         'SELECT count(*) FROM (SELECT 1 FROM poi_categories WHERE category_id IN (SELECT value FROM json_each(?)) LIMIT ?)',
@@ -92,14 +101,10 @@ export class PoiStore {
       `SELECT DISTINCT p.id, p.lat, p.lng FROM poi_categories pc CROSS JOIN pois p ON p.id = pc.poi_id
        WHERE pc.category_id IN (SELECT value FROM json_each(?)) AND p.client_id = ?`,
     );
-    this.inBoxWithCategories = db.prepare(
-      `${box} AND EXISTS (SELECT 1 FROM poi_categories pc WHERE pc.poi_id = p.id AND pc.category_id IN (SELECT value FROM json_each(?))) LIMIT ?`,
-    );
     this.byIds = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id IN (SELECT value FROM json_each(?))`);
     this.markersInBox = db.prepare(
       `SELECT p.id, p.lat, p.lng, p.name FROM pois_rtree r CROSS JOIN pois p ON p.id = r.id
-       WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND p.client_id = ?
-         AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ? LIMIT ?`,
+       WHERE ${inTree} AND p.client_id = ? AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ? LIMIT ?`,
     );
   }
 
@@ -136,12 +141,30 @@ export class PoiStore {
     return ids.map((id) => byId.get(id)).filter((r): r is PoiRow => r !== undefined);
   }
 
-  /** Candidates in a box, at most `limit`: a superset of the POIs strictly inside it. */
-  candidates(clientId: string, box: Box, categoryIds?: readonly number[], limit = -1): Position[] {
-    const args = [box.south, box.north, box.west, box.east, clientId];
-    return categoryIds && categoryIds.length > 0
-      ? this.inBoxWithCategories.all(...args, JSON.stringify(categoryIds), limit)
-      : this.inBox.all(...args, limit);
+  /** The client's key in the R*Tree: its rowid, which never changes. */
+  private clientKey(clientId: string): number {
+    let key = this.clientKeys.get(clientId);
+    if (key === undefined) {
+      key = this.clientKeyStmt.get(clientId) ?? -1;
+      if (key !== -1) this.clientKeys.set(clientId, key);
+    }
+    return key;
+  }
+
+  private treeArgs(clientId: string, box: Box): unknown[] {
+    const key = this.clientKey(clientId);
+    return [box.south, box.north, box.west, box.east, key, key];
+  }
+
+  /**
+   * The client's POIs in a box (a superset of those strictly inside it), with one of the categories
+   * when given; with `firstById`, only the `firstById` lowest ids.
+   */
+  candidates(clientId: string, box: Box, categoryIds?: readonly number[], firstById?: number): Position[] {
+    const args = [...this.treeArgs(clientId, box), clientId];
+    if (categoryIds && categoryIds.length > 0) args.push(JSON.stringify(categoryIds));
+    if (firstById !== undefined) args.push(firstById);
+    return this.inBox[firstById === undefined ? 'all' : 'firstById'][categoryIds?.length ? 'some' : 'any'].all(...args);
   }
 
   /** How many POIs (of every client) have one of these categories, counting no further than `upTo`: cheap. */
@@ -154,16 +177,13 @@ export class PoiStore {
     return this.withCategories.all(JSON.stringify(categoryIds), clientId);
   }
 
-  /** How many R*Tree entries (of every client) overlap a box, counting no further than `upTo`: cheap. */
-  entriesIn(box: Box, upTo: number): number {
-    return this.entries.get(box.south, box.north, box.west, box.east, upTo) ?? 0;
+  /** How many of the client's POIs lie in a box, counting no further than `upTo`: R*Tree only, cheap. */
+  entriesIn(clientId: string, box: Box, upTo: number): number {
+    return this.entries.get(...this.treeArgs(clientId, box), upTo) ?? 0;
   }
 
   markers(clientId: string, box: Box, limit: number): Marker[] {
-    return this.markersInBox.all(
-      box.south, box.north, box.west, box.east, clientId,
-      box.south, box.north, box.west, box.east, limit,
-    );
+    return this.markersInBox.all(...this.treeArgs(clientId, box), clientId, box.south, box.north, box.west, box.east, limit);
   }
 
   where(clientId: string, filter: WhereFilter): PoiRow[] {

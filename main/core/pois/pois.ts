@@ -96,7 +96,8 @@ export class Pois {
     return this.reply(clientId, id);
   }
 
-  async update(clientId: string, raw: UpdatePoiInput): Promise<PoiReply> {
+  /** `author` is null for the console's operator. */
+  async update(clientId: string, raw: UpdatePoiInput, author: Author | null = null): Promise<PoiReply> {
     const input = validate(updatePoiInput, raw);
     if (!this.store.get(clientId, input.poi)) throw poiNotFound(input.poi);
     if (input.categories) this.categories.assertUsable(clientId, input.categories);
@@ -104,6 +105,7 @@ export class Pois {
     const found: GeocodedAddress | undefined =
       moved && this.geocodes(input.geocode) ? await this.geocoder.reverse(input.lat!, input.lng!) : undefined;
     await this.writes.run(() => {
+      author?.assertStillValid();
       // Read again inside the write: another update may have landed while we geocoded.
       const current = this.store.get(clientId, input.poi);
       if (!current) throw poiNotFound(input.poi);

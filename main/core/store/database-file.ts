@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, openSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** Owner read and write only: the database holds password hashes and token hashes. */
@@ -19,14 +19,37 @@ export class DatabaseFileError extends Error {
 export const companionFiles = (file: string): string[] => [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
 
 /**
- * Creates the database file private (0600) when it does not exist, and tightens the mode of the
- * database and its companions when they already exist with a looser one.
+ * Tightens to 0600 the database, its companions and its backups where they exist with a looser
+ * mode (an earlier version, or SQLite creating the file with the process's umask). Called right
+ * after SQLite opens the file and before it writes anything: the WAL and shared-memory files,
+ * created later, take the database's mode.
  */
 export function makePrivate(file: string): void {
-  if (!existsSync(file)) closeSync(openSync(file, 'wx', PRIVATE_FILE_MODE));
-  for (const path of companionFiles(file)) {
+  for (const path of [...companionFiles(file), ...backupsOf(file).map((b) => b.path)]) {
     if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, PRIVATE_FILE_MODE);
   }
+}
+
+/** Removes a database file this start created and left empty (it failed before writing a page). */
+export function removeIfLeftEmpty(file: string): void {
+  for (const path of companionFiles(file)) {
+    if (existsSync(path) && statSync(path).size === 0) rmSync(path, { force: true });
+  }
+}
+
+/**
+ * Whether a 0-byte database file is another process's first start in progress (SQLite writes the
+ * first page within moments of creating the file): waits up to 2 s for it to grow when it was
+ * created in the last few seconds.
+ */
+export function isBeingCreated(file: string): boolean {
+  if (Date.now() - statSync(file).mtimeMs > 5_000) return false;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; waited < 2_000; waited += 50) {
+    Atomics.wait(pause, 0, 0, 50);
+    if (!existsSync(file) || statSync(file).size > 0) return true;
+  }
+  return false;
 }
 
 /** Creates an empty private file for a copy to be written into (VACUUM INTO takes an empty file). */

@@ -1,6 +1,15 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { existsSync, statSync } from 'node:fs';
-import { createPrivateFile, damagedFileError, emptyFileError, isDamage, makePrivate, QUICK_CHECK_MAX_BYTES } from './database-file.js';
+import {
+  createPrivateFile,
+  damagedFileError,
+  emptyFileError,
+  isBeingCreated,
+  isDamage,
+  makePrivate,
+  QUICK_CHECK_MAX_BYTES,
+  removeIfLeftEmpty,
+} from './database-file.js';
 import { migrate } from './migrate.js';
 import type { Migration } from './migration.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -22,17 +31,17 @@ export interface OpenOptions {
  * durable across a power cut, not only across a process crash.
  *
  * The file is private (0600, and SQLite gives its WAL and shared-memory files the same mode). A
- * 0-byte file is refused rather than turned into a new empty database, and a damaged one is
- * refused with the list of backups next to it (`PRAGMA quick_check` runs at start on files small
- * enough for it to be quick).
+ * 0-byte file is refused rather than turned into a new empty database (unless another process is
+ * creating it this very moment), and a damaged one is refused with the list of backups next to
+ * it (`PRAGMA quick_check` runs at start on files small enough for it to be quick).
  */
 export function openDatabase(file: string, options: OpenOptions = {}): Database {
   const onDisk = file !== ':memory:' && file !== '';
   const existed = onDisk && existsSync(file);
-  if (existed && statSync(file).size === 0) throw emptyFileError(file);
-  if (onDisk) makePrivate(file);
+  if (existed && statSync(file).size === 0 && !isBeingCreated(file)) throw emptyFileError(file);
   const db = new BetterSqlite3(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   try {
+    if (onDisk) makePrivate(file);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
@@ -55,6 +64,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     return db;
   } catch (error) {
     db.close();
+    // A first start that failed before SQLite wrote a page must not leave a 0-byte file behind,
+    // which the next start would refuse as a damaged database.
+    if (onDisk && !existed) removeIfLeftEmpty(file);
     if (isDamage(error)) throw damagedFileError(file, error.message);
     throw error;
   }

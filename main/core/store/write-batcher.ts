@@ -6,7 +6,15 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-const aborted = (): Error => new Error('the batch transaction was rolled back by SQLite; this write was not made');
+/**
+ * Every write of a batch that SQLite rolled back whole hears of it, with the code of the failure
+ * that caused it (SQLITE_FULL, SQLITE_IOERR...), so that it is answered as that storage failure.
+ */
+function aborted(cause: unknown): Error {
+  const error = new Error('the batch transaction was rolled back by SQLite; this write was not made', { cause });
+  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
+  return typeof code === 'string' ? Object.assign(error, { code }) : error;
+}
 
 /**
  * Group commit. With synchronous=FULL every COMMIT waits for the disk, and better-sqlite3 waits
@@ -65,20 +73,22 @@ export class WriteBatcher {
       this.db
         .transaction(() => {
           for (const item of batch) {
+            let failure: unknown;
             try {
               outcomes.push({ ok: true, value: this.savepoint(item.work) });
             } catch (error) {
+              failure = error;
               outcomes.push({ ok: false, error });
             }
             // SQLite may roll the whole transaction back itself (disk full, I/O error): then the
             // remaining work must not run, or it would commit on its own outside the batch.
-            if (!this.db.inTransaction) throw aborted();
+            if (!this.db.inTransaction) throw aborted(failure);
           }
         })
         .immediate();
     } catch (error) {
       // Nothing of the batch is on disk (the COMMIT failed, or SQLite rolled back): none is
-      // acknowledged.
+      // acknowledged, and each hears why.
       for (const item of batch) item.reject(error);
       return;
     }
