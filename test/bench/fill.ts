@@ -1,4 +1,5 @@
 import type { Core } from '../../main/core/service.js';
+import { foldText } from '../../shared/text-fold.js';
 import { prng } from './stats.js';
 
 export interface Filled {
@@ -10,8 +11,9 @@ export interface Filled {
 
 /**
  * Fills `count` POIs over Europe: 70 % around 300 "cities" (normal spread of ~5 km), 30 %
- * scattered, each with one or two system categories. Rows go through the real store (and so
- * through the R*Tree triggers), 10,000 per transaction.
+ * scattered, each with one or two system categories. Rows are inserted with the store's columns
+ * (folded text keys included) and go through the real triggers (R*Tree, change count), 10,000 per
+ * transaction.
  */
 export function fillPois(core: Core, count: number, seed = 42): Filled {
   const rnd = prng(seed);
@@ -19,8 +21,8 @@ export function fillPois(core: Core, count: number, seed = 42): Filled {
   const cities = Array.from({ length: 300 }, () => [36 + rnd() * 24, -10 + rnd() * 40] as [number, number]);
   const clientId = core.clients.create({ name: 'bench' }).client_id;
   const insert = core.db.prepare(
-    `INSERT INTO pois (client_id, name, description, lat, lng, city, country, registered_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO pois (client_id, name, description, lat, lng, city, country, registered_at, updated_at, name_key, description_key, city_key, country_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const link = core.db.prepare('INSERT INTO poi_categories (poi_id, category_id) VALUES (?, ?)');
   const samples: Array<[number, number]> = [];
@@ -39,8 +41,12 @@ export function fillPois(core: Core, count: number, seed = 42): Filled {
         lat = 36 + rnd() * 24;
         lng = -10 + rnd() * 40;
       }
+      const name = `POI ${i}`;
+      const description = i % 3 === 0 ? `Description of point ${i}` : null;
+      const cityName = city >= 0 ? `City ${city}` : null;
+      const fold = (text: string | null): string | null => (text === null ? null : foldText(text));
       const id = Number(
-        insert.run(clientId, `POI ${i}`, i % 3 === 0 ? `Description of point ${i}` : null, lat, lng, city >= 0 ? `City ${city}` : null, 'Europe', 0, 0)
+        insert.run(clientId, name, description, lat, lng, cityName, 'Europe', 0, 0, foldText(name), fold(description), fold(cityName), foldText('Europe'))
           .lastInsertRowid,
       );
       link.run(id, 1 + (i % 30));

@@ -1,5 +1,5 @@
 import TinyQueue from 'tinyqueue';
-import { metresBetween, metresToBox, type Box } from './geo.js';
+import { boxesAround, metresBetween, metresToBox, type Box } from './geo.js';
 import type { Position, PoiStore } from './poi-store.js';
 
 /**
@@ -8,9 +8,9 @@ import type { Position, PoiStore } from './poi-store.js';
  */
 export const ENTRIES_PER_STEP = 512;
 /**
- * Categories given to at most this many POIs (of every client) are searched through the
- * category index: reading them all costs less than finding a rare category among the POIs of a
- * dense area box by box.
+ * Categories given to at most this many POIs (of every client) may be searched through the
+ * category index, when they are fewer than the POIs around the point: reading them all then
+ * costs less than finding a rare category among the POIs of a dense area box by box.
  */
 export const CATEGORY_SCAN_MAX = 20_000;
 /**
@@ -51,14 +51,19 @@ const quarters = (t: Box): Box[] => {
 
 /**
  * The `total` POIs nearest to a point within `radius` metres (great-circle), nearest first, ties
- * by id. A best-first search over boxes of the R*Tree: the world is split into quarters,
- * nearest box first, until a box holds few enough entries to read; the search stops once the
+ * by id. A best-first search over boxes of the R*Tree: the box around the circle is split into
+ * quarters, nearest box first, until a box holds few enough entries to read; the search stops once the
  * next box is farther than the `total`-th POI found (or than the radius). The work is bounded by
  * what the answer needs, not by how many POIs lie in the area: a dense city, a world-sized
  * radius, or a point far from all the data each read a few thousand rows.
  */
 export function nearest(store: PoiStore, clientId: string, q: NearestQuery): Found[] {
-  const boxes = new TinyQueue<Tile>([{ south: -90, north: 90, west: -180, east: 180, reach: 0 }], (a, b) => a.reach - b.reach);
+  // The search starts from the boxes that hold the circle (one, two across the antimeridian, a
+  // band around a pole): nothing outside them can be within the radius.
+  const boxes = new TinyQueue<Tile>(
+    boxesAround(q.lat, q.lng, q.radius).map((box) => ({ ...box, reach: metresToBox(q.lat, q.lng, box) })),
+    (a, b) => a.reach - b.reach,
+  );
   // The best found so far, farthest on top, at most `total`.
   const best = new TinyQueue<Found>([], (a, b) => b.d - a.d || b.id - a.id);
   const bound = (): number => (best.length < q.total ? q.radius : Math.min(q.radius, best.peek()!.d));
@@ -77,9 +82,14 @@ export function nearest(store: PoiStore, clientId: string, q: NearestQuery): Fou
     }
   };
   const categories = q.categories?.length ? q.categories : undefined;
-  if (categories && store.linksToCategories(categories, CATEGORY_SCAN_MAX + 1) <= CATEGORY_SCAN_MAX) {
-    for (const p of store.withAnyCategory(clientId, categories)) keep(p);
-    return sorted(best);
+  if (categories) {
+    // Whichever reads fewer rows: the POIs of these categories, or the POIs around the point.
+    const linked = store.linksToCategories(categories, CATEGORY_SCAN_MAX + 1);
+    const around = boxes.data.reduce((n, box) => n + store.entriesIn(clientId, box, CATEGORY_SCAN_MAX + 1), 0);
+    if (linked <= CATEGORY_SCAN_MAX && linked < around) {
+      for (const p of store.withAnyCategory(clientId, categories)) keep(p);
+      return sorted(best);
+    }
   }
   while (boxes.length > 0) {
     const tile = boxes.pop()!;
