@@ -1,7 +1,7 @@
 import { ARGON2_PARAMS } from '../../main/core/passwords.js';
 import { nodeLoad, sendJson } from './http.js';
 import type { NewClient } from './server-child.js';
-import { findWrk, luaPostForm, runWrk, type LoadResult } from './wrk.js';
+import { findWrk, luaPostForms, runWrk, type LoadResult } from './wrk.js';
 
 export interface LoginBenchResult {
   result: LoadResult;
@@ -13,27 +13,33 @@ export interface LoginBenchResult {
 
 /**
  * `POST /1/users/login.json` with correct credentials, `connections` at a time, for `seconds`.
- * Each login verifies an argon2id hash on libuv's thread pool, by design, and issues a token (one
- * durable write). The login rate limits count failed logins only, so none is hit here.
+ * Each login verifies an argon2id hash on libuv's thread pool, by design, reserves and gives back
+ * a rate-limit attempt, and issues a token (durable writes, group-committed). The logins take
+ * `connections` members in turn: a member's attempts are reserved before its password is checked,
+ * so more than its limit (5) of one member's logins at once would be refused, correct or not.
  */
 export async function benchLogin(
   port: number,
   client: NewClient,
   options: { seconds: number; connections: number; dir: string },
 ): Promise<LoginBenchResult> {
-  const username = 'benchlogin01';
   const pwd = 'bench-password-1';
-  await sendJson(port, {
-    method: 'POST',
-    path: '/1/users.json',
-    form: { access_token: client.admin_token, username, pwd, email: 'benchlogin@example.com' },
-  });
-  const form = { api_key: client.client_id, username, pwd };
+  const forms: Array<Record<string, string>> = [];
+  for (let i = 0; i < options.connections; i++) {
+    const username = `benchlogin${String(i).padStart(2, '0')}`;
+    await sendJson(port, {
+      method: 'POST',
+      path: '/1/users.json',
+      form: { access_token: client.admin_token, username, pwd, email: `${username}@example.com` },
+    });
+    forms.push({ api_key: client.client_id, username, pwd });
+  }
   const path = '/1/users/login.json';
+  let turn = 0;
   const measure = (seconds: number): Promise<LoadResult> =>
     findWrk()
-      ? runWrk({ port, script: luaPostForm(path, form), connections: options.connections, seconds, dir: options.dir })
-      : nodeLoad({ port, connections: options.connections, seconds, next: () => ({ method: 'POST', path, form }) });
+      ? runWrk({ port, script: luaPostForms(path, forms), connections: options.connections, seconds, dir: options.dir })
+      : nodeLoad({ port, connections: options.connections, seconds, next: () => ({ method: 'POST', path, form: forms[turn++ % forms.length]! }) });
   await measure(1);
   return {
     result: await measure(options.seconds),

@@ -147,13 +147,16 @@ end
 `;
 }
 
-/** POST of a fixed url-encoded form (login with correct credentials). */
-export function luaPostForm(path: string, form: Record<string, string>): string {
-  const body = new URLSearchParams(form).toString();
-  return `wrk.method = "POST"
-wrk.path = ${luaString(path)}
-wrk.body = ${luaString(body)}
-wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+/** POSTs of url-encoded forms, taken in turn: one request after another cycles through them. */
+export function luaPostForms(path: string, forms: ReadonlyArray<Record<string, string>>): string {
+  const bodies = forms.map((form) => luaString(new URLSearchParams(form).toString())).join(',');
+  return `
+local bodies = {${bodies}}
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format("POST", ${luaString(path)}, { ["Content-Type"] = "application/x-www-form-urlencoded" }, bodies[(n % #bodies) + 1])
+end
 `;
 }
 
