@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ErrorBody, OkBody } from './errors.js';
 import { clientName, loginInput, pageInput, registerInput, updateMemberInput } from './schemas/members.js';
 import { addPoiInput, categoryDescription, categoryId, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
-import type { CategoryReply, ClientSummary, NewClient, PoiReply, UserReply, WarningReply } from './wire.js';
+import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, UserReply, WarningReply } from './wire.js';
 
 /**
  * The one contract between the admin UI and the main process. Each operation is named once,
@@ -58,6 +58,7 @@ export const operations = {
   'pois.delete': z.object({ ...forClient, poi: poiId }),
   'pois.search': z.object({ ...forClient, filter: whereInput }),
   'warnings.list': z.object({ ...forClient, poi: poiId }),
+  'pois.history': z.object({ ...forClient, poi: poiId }),
 
   'members.list': z.object({ ...forClient, page: pageInput }),
   'members.register': z.object({ ...forClient, fields: registerInput }),
@@ -136,6 +137,7 @@ export interface Outputs {
   'pois.delete': OkBody;
   'pois.search': PoiReply[];
   'warnings.list': WarningReply[];
+  'pois.history': ChangeReply[];
   'members.list': UserReply[];
   'members.register': UserReply;
   'members.login': UserReply;

@@ -63,6 +63,8 @@ export interface WarningCounts {
 /** Spec 2.1, every field present (null where empty): the old SDK refuses a reply without one. */
 export interface PoiReply {
   id: number;
+  /** Stable across copies of the data (history, sync); old clients ignore it. */
+  uuid: string;
   name: string;
   description: string | null;
   latitude: number;
@@ -88,7 +90,7 @@ export interface PoiReply {
  * old SDK parses it with its POI parser): null where nothing was proposed, `categories` always
  * an array.
  */
-export type WarningProposal = { [K in keyof Omit<PoiReply, 'id' | 'registertime' | 'last_update' | 'warnings' | 'categories'>]: PoiReply[K] | null } & {
+export type WarningProposal = { [K in keyof Omit<PoiReply, 'id' | 'uuid' | 'registertime' | 'last_update' | 'warnings' | 'categories'>]: PoiReply[K] | null } & {
   /** The report's id. */
   id: number;
   categories: CategoryReply[];
@@ -114,6 +116,22 @@ export interface WarningListPoi extends PoiReply {
   postalCode: string | null;
   lastUpdate: string;
   warnings: WarningCounts & { wrongIndicator: number; wrongInfo: number };
+}
+
+/** One entry of the change log: what changed, from what to what, who did it and when. */
+export interface ChangeReply {
+  /** The log's sequence number: later changes have higher numbers. */
+  seq: number;
+  at: string;
+  /** client, member, token, poi, poi_category, category, warning, setting. */
+  entity: string;
+  id: string;
+  uuid: string | null;
+  op: 'create' | 'update' | 'delete';
+  /** Each changed field: [old value, new value] (null for a create's old and a delete's new values). */
+  fields: Record<string, [unknown, unknown]>;
+  /** Who: a member (its id), the client's administrator, the console's operator, an import, a sync, or the service itself. */
+  actor: { kind: 'member' | 'administrator' | 'console' | 'import' | 'sync' | 'system'; id: string | null };
 }
 
 export interface WarningGroup {

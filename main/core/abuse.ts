@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
-import type { WriteBatcher } from './store/write-batcher.js';
+import { SYSTEM, type WritePath } from './store/write-path.js';
 
 /** `points` attempts within `seconds`; the window starts at the first attempt. */
 export interface Limit {
@@ -82,7 +82,7 @@ export class AbuseGuard {
 
   constructor(
     db: Database,
-    private readonly writes: WriteBatcher,
+    private readonly writes: WritePath,
     private readonly clock: Clock,
     private readonly limits: AbuseLimits = DEFAULT_LIMITS,
   ) {
@@ -105,7 +105,7 @@ export class AbuseGuard {
    * runs in the shared write transaction and is answered once the count is on disk.
    */
   private reserve(wanted: ReadonlyArray<{ bucket: Bucket; key: Buffer }>): Promise<Reservation> {
-    return this.writes.run(() => {
+    return this.writes.run(SYSTEM, () => {
       const now = this.clock.now();
       const live = wanted.map((w) => {
         const row = this.read.get(w.bucket, w.key);
@@ -133,7 +133,7 @@ export class AbuseGuard {
 
   /** Returns a reservation's attempts (its window still running): a success does not count. */
   async giveBack(reservation: Reservation): Promise<void> {
-    await this.writes.run(() => {
+    await this.writes.run(SYSTEM, () => {
       for (const t of reservation.taken) this.giveBackOne.run(t.bucket, t.key, t.resetAt);
     });
   }

@@ -4,6 +4,7 @@ import { categoryDescription } from '../../shared/schemas/pois.js';
 import type { CategoryReply } from '../../shared/wire.js';
 import type { Clock } from './clock.js';
 import { ServiceError, validate } from './errors.js';
+import { CONSOLE, type Actor, type WritePath } from './store/write-path.js';
 
 interface CategoryRow {
   id: number;
@@ -39,6 +40,7 @@ export class Categories {
 
   constructor(
     db: Database,
+    private readonly writes: WritePath,
     private readonly clock: Clock,
   ) {
     const cols = 'id, client_id, description, deleted_at';
@@ -47,9 +49,9 @@ export class Categories {
       `SELECT ${cols} FROM categories WHERE (client_id = ? OR client_id IS NULL) AND deleted_at IS NULL ORDER BY client_id IS NOT NULL, id`,
     );
     this.byId = db.prepare(`SELECT ${cols} FROM categories WHERE id = ?`);
-    this.insert = db.prepare('INSERT INTO categories (client_id, description, created_at) VALUES (?, ?, ?)');
-    this.rename = db.prepare('UPDATE categories SET description = ? WHERE id = ?');
-    this.softDelete = db.prepare('UPDATE categories SET deleted_at = ? WHERE id = ?');
+    this.insert = db.prepare('INSERT INTO categories (client_id, description, created_at, updated_at) VALUES (?, ?, ?, ?)');
+    this.rename = db.prepare('UPDATE categories SET description = ?, updated_at = ? WHERE id = ?');
+    this.softDelete = db.prepare('UPDATE categories SET deleted_at = ?, updated_at = ? WHERE id = ?');
     this.ofPois = db.prepare(
       `SELECT pc.poi_id, c.id, c.client_id, c.description, c.deleted_at
        FROM poi_categories pc JOIN categories c ON c.id = pc.category_id
@@ -66,21 +68,24 @@ export class Categories {
     return (includeSystem ? this.listAll : this.listOwn).all(clientId).map(categoryReply);
   }
 
-  add(clientId: string, raw: { desc?: string | null | undefined }): CategoryReply {
+  add(clientId: string, raw: { desc?: string | null | undefined }, actor: Actor = CONSOLE): CategoryReply {
     const { desc } = validate(descInput, raw);
-    const id = Number(this.insert.run(clientId, desc, this.clock.now()).lastInsertRowid);
+    const now = this.clock.now();
+    const id = this.writes.now(actor, () => Number(this.insert.run(clientId, desc, now, now).lastInsertRowid));
     return categoryReply({ id, client_id: clientId, description: desc });
   }
 
-  update(clientId: string, id: number, raw: { desc?: string | null | undefined }): CategoryReply {
+  update(clientId: string, id: number, raw: { desc?: string | null | undefined }, actor: Actor = CONSOLE): CategoryReply {
     const { desc } = validate(descInput, raw);
     const row = this.editable(clientId, id);
-    this.rename.run(desc, row.id);
+    this.writes.now(actor, () => this.rename.run(desc, this.clock.now(), row.id));
     return categoryReply({ ...row, description: desc });
   }
 
-  remove(clientId: string, id: number): void {
-    this.softDelete.run(this.clock.now(), this.editable(clientId, id).id);
+  remove(clientId: string, id: number, actor: Actor = CONSOLE): void {
+    const row = this.editable(clientId, id);
+    const now = this.clock.now();
+    this.writes.now(actor, () => this.softDelete.run(now, now, row.id));
   }
 
   private editable(clientId: string, id: number): CategoryRow {

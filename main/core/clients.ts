@@ -6,6 +6,7 @@ import { formatIso } from '../../shared/time.js';
 import type { ClientSummary, NewClient } from '../../shared/wire.js';
 import type { Clock } from './clock.js';
 import { ServiceError, validate } from './errors.js';
+import { CONSOLE, type WritePath } from './store/write-path.js';
 import { isGuid, type Tokens } from './tokens.js';
 
 export interface ClientRow {
@@ -31,15 +32,17 @@ export class Clients {
   private readonly all: Statement<[], ClientRow>;
   private readonly setFlow: Statement;
 
+  /** Client applications are the operator's: every change here is the console's. */
   constructor(
-    private readonly db: Database,
+    db: Database,
+    private readonly writes: WritePath,
     private readonly clock: Clock,
     private readonly tokens: Tokens,
   ) {
-    this.insert = db.prepare('INSERT INTO clients (id, name, implicit_flow, created_at) VALUES (?, ?, ?, ?)');
+    this.insert = db.prepare('INSERT INTO clients (id, name, implicit_flow, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
     this.byId = db.prepare('SELECT id, name, implicit_flow, created_at FROM clients WHERE id = ?');
     this.all = db.prepare('SELECT id, name, implicit_flow, created_at FROM clients ORDER BY created_at, rowid');
-    this.setFlow = db.prepare('UPDATE clients SET implicit_flow = ? WHERE id = ?');
+    this.setFlow = db.prepare('UPDATE clients SET implicit_flow = ?, updated_at = ? WHERE id = ?');
   }
 
   /** Creates the client and its permanent administrator token, in one transaction. */
@@ -47,10 +50,11 @@ export class Clients {
     const { name } = validate(clientNameInput, { name: input.name });
     const id = randomUUID();
     const implicitFlow = input.implicitFlow === true;
-    const adminToken = this.db.transaction(() => {
-      this.insert.run(id, name, implicitFlow ? 1 : 0, this.clock.now());
+    const adminToken = this.writes.now(CONSOLE, () => {
+      const now = this.clock.now();
+      this.insert.run(id, name, implicitFlow ? 1 : 0, now, now);
       return this.tokens.issue(id, 'admin', null, null);
-    })();
+    });
     return { client_id: id, name, implicit_flow: implicitFlow, admin_token: adminToken };
   }
 
@@ -82,7 +86,7 @@ export class Clients {
   setImplicitFlow(clientId: string, enabled: boolean): ClientSummary {
     const row = this.find(clientId);
     if (!row) throw new ServiceError('NOT_FOUND', 'no such client application', 'client_id');
-    this.setFlow.run(enabled ? 1 : 0, row.id);
+    this.writes.now(CONSOLE, () => this.setFlow.run(enabled ? 1 : 0, this.clock.now(), row.id));
     return summary({ ...row, implicit_flow: enabled ? 1 : 0 });
   }
 
@@ -90,9 +94,9 @@ export class Clients {
   rotateAdminToken(clientId: string): string {
     const row = this.find(clientId);
     if (!row) throw new ServiceError('NOT_FOUND', 'no such client application', 'client_id');
-    return this.db.transaction(() => {
+    return this.writes.now(CONSOLE, () => {
       this.tokens.revokeAdmin(row.id);
       return this.tokens.issue(row.id, 'admin', null, null);
-    })();
+    });
   }
 }

@@ -12,7 +12,7 @@ import {
 import type { Clock } from './clock.js';
 import { ServiceError, validate } from './errors.js';
 import type { PasswordHasher } from './passwords.js';
-import type { WriteBatcher } from './store/write-batcher.js';
+import { CONSOLE, type Actor, type WritePath } from './store/write-path.js';
 import type { Author, Tokens } from './tokens.js';
 
 export interface MemberRow {
@@ -62,15 +62,15 @@ export class Members {
   private readonly currentHash: Statement<[string], string>;
 
   constructor(
-    private readonly db: Database,
-    private readonly writes: WriteBatcher,
+    db: Database,
+    private readonly writes: WritePath,
     private readonly clock: Clock,
     private readonly tokens: Tokens,
     private readonly passwords: PasswordHasher,
   ) {
     this.insert = db.prepare(
-      `INSERT INTO members (id, client_id, username, username_key, email, email_key, pwd_hash, gender, birthday, registered_at)
-       VALUES (@id, @client_id, @username, @username_key, @email, @email_key, @pwd_hash, @gender, @birthday, @registered_at)`,
+      `INSERT INTO members (id, client_id, username, username_key, email, email_key, pwd_hash, gender, birthday, registered_at, updated_at)
+       VALUES (@id, @client_id, @username, @username_key, @email, @email_key, @pwd_hash, @gender, @birthday, @registered_at, @registered_at)`,
     );
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM members WHERE client_id = ? AND id = ?`);
     this.byUsername = db.prepare(`SELECT ${COLUMNS} FROM members WHERE client_id = ? AND username_key = ?`);
@@ -81,7 +81,7 @@ export class Members {
     this.del = db.prepare('DELETE FROM members WHERE client_id = ? AND id = ?');
     // Keyed on the password hash that was checked too: a password changed by a concurrent request
     // while this one was hashing makes this one fail instead of silently overwriting it.
-    this.upd = db.prepare('UPDATE members SET pwd_hash = ?, gender = ?, birthday = ? WHERE client_id = ? AND id = ? AND pwd_hash = ?');
+    this.upd = db.prepare('UPDATE members SET pwd_hash = ?, gender = ?, birthday = ?, updated_at = ? WHERE client_id = ? AND id = ? AND pwd_hash = ?');
     this.currentHash = db.prepare<[string], string>('SELECT pwd_hash FROM members WHERE id = ?').pluck();
   }
 
@@ -95,7 +95,11 @@ export class Members {
     if (this.byEmail.get(clientId, key(email))) throw alreadyExists('email');
   }
 
-  async register(clientId: string, raw: RegisterInput): Promise<Session> {
+  /**
+   * `actor` is who registers: the console's operator, the client's administrator, or (`'self'`,
+   * registration through the api_key) the new member.
+   */
+  async register(clientId: string, raw: RegisterInput, actor: Actor | 'self' = CONSOLE): Promise<Session> {
     const input = validate(registerInput, raw);
     this.assertFree(clientId, input.username, input.email);
     const pwdHash = await this.passwords.hash(input.pwd);
@@ -112,7 +116,7 @@ export class Members {
     };
     const expiresAt = this.expiry(input.expiresin);
     try {
-      const token = await this.writes.run(() => {
+      const token = await this.writes.run(actor === 'self' ? { kind: 'member', id: member.id } : actor, () => {
         // Another registration may have taken the name while we were hashing.
         this.assertFree(clientId, input.username, input.email);
         this.insert.run({ ...member, username_key: key(member.username), email_key: key(member.email) });
@@ -152,9 +156,9 @@ export class Members {
    * the member's: a password change or a deletion that landed while it was being checked refuses
    * the login, as if it had landed first.
    */
-  startSession(checked: MemberRow, expiresIn: number | undefined): Promise<Session> {
+  startSession(checked: MemberRow, expiresIn: number | undefined, actor: Actor = { kind: 'member', id: checked.id }): Promise<Session> {
     const expiresAt = this.expiry(expiresIn);
-    return this.writes.run(() => {
+    return this.writes.run(actor, () => {
       if (this.currentHash.get(checked.id) !== checked.pwd_hash) throw wrongCredentials();
       return { member: checked, token: this.tokens.issue(checked.client_id, 'member', checked.id, expiresAt), expiresAt };
     });
@@ -199,24 +203,24 @@ export class Members {
       gender: input.gender === undefined ? member.gender : (input.gender ?? 'UNDEFINED'),
       birthday: input.birthday === undefined ? member.birthday : input.birthday,
     };
-    this.db.transaction(() => {
+    this.writes.now(author?.actor ?? CONSOLE, () => {
       author?.assertStillValid();
-      const changed = this.upd.run(next.pwd_hash, next.gender, next.birthday, clientId, member.id, member.pwd_hash).changes;
+      const changed = this.upd.run(next.pwd_hash, next.gender, next.birthday, this.clock.now(), clientId, member.id, member.pwd_hash).changes;
       if (changed === 0) {
         if (!this.find(clientId, member.id)) throw new ServiceError('NOT_FOUND', 'no such member in this client application');
         throw new ServiceError('INVALID_CREDENTIALS', 'the password was changed meanwhile; try again', input.pwd === undefined ? undefined : 'oldpwd');
       }
       if (input.pwd !== undefined) this.tokens.revokeMember(member.id, author?.tokenHash);
-    })();
+    });
     return next;
   }
 
   /** Deletes the member; its tokens go with it (ON DELETE CASCADE), so they stop working at once. */
-  remove(clientId: string, memberId: string): void {
+  remove(clientId: string, memberId: string, actor: Actor = CONSOLE): void {
     const member = this.require(clientId, memberId);
-    this.db.transaction(() => {
+    this.writes.now(actor, () => {
       this.tokens.revokeMember(member.id);
       this.del.run(clientId, member.id);
-    })();
+    });
   }
 }

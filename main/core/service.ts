@@ -2,6 +2,7 @@ import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './abuse.js';
 import { MembershipApi } from './api/membership.js';
 import { PoiApi } from './api/poi-api.js';
 import { Categories } from './categories.js';
+import { ChangeLog } from './changes/change-log.js';
 import { Clients } from './clients.js';
 import { systemClock, type Clock } from './clock.js';
 import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/index.js';
@@ -15,7 +16,7 @@ import { PoiQueries } from './pois/queries.js';
 import { WarningStore } from './pois/warnings.js';
 import { SettingsStore } from './settings.js';
 import { openDatabase, type Database } from './store/database.js';
-import { WriteBatcher } from './store/write-batcher.js';
+import { WritePath } from './store/write-path.js';
 import { Tokens } from './tokens.js';
 
 export interface CoreOptions {
@@ -47,6 +48,9 @@ export interface Core {
   settings: SettingsStore;
   geocoder: Geocoder;
   membership: MembershipApi;
+  changes: ChangeLog;
+  /** The one write path (group commit, change log's actor). */
+  writes: WritePath;
   poiApi: PoiApi;
   /**
    * Runs synchronous reads in one read transaction. In WAL mode each statement outside a
@@ -63,18 +67,19 @@ export function createCore(options: CoreOptions): Core {
     now: () => clock.now(),
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
   });
-  const writes = new WriteBatcher(db);
-  const tokens = new Tokens(db, clock);
-  const clients = new Clients(db, clock, tokens);
+  const writes = new WritePath(db, () => clock.now());
+  const tokens = new Tokens(db, writes, clock);
+  const clients = new Clients(db, writes, clock, tokens);
   const members = new Members(db, writes, clock, tokens, options.passwords ?? argon2Hasher());
   const abuse = new AbuseGuard(db, writes, clock, { ...DEFAULT_LIMITS, ...options.limits });
-  const categories = new Categories(db, clock);
-  const warnings = new WarningStore(db, clock, categories);
+  const categories = new Categories(db, writes, clock);
+  const warnings = new WarningStore(db, writes, clock, categories);
   const store = new PoiStore(db);
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder);
   const queries = new PoiQueries(store, pois);
   const watch = new DataWatch(db);
+  const changes = new ChangeLog(db);
   const readTx = db.transaction((work: () => unknown) => work());
   return {
     db,
@@ -88,10 +93,12 @@ export function createCore(options: CoreOptions): Core {
     clusters: new ClusterCache(store, watch),
     watch,
     warnings,
-    settings: new SettingsStore(db),
+    settings: new SettingsStore(db, writes),
     geocoder,
     membership: new MembershipApi(clients, members, tokens, abuse),
-    poiApi: new PoiApi(writes, tokens, pois, queries, store, categories, warnings),
+    changes,
+    writes,
+    poiApi: new PoiApi(writes, tokens, pois, queries, store, categories, warnings, changes),
     read: <T>(work: () => T): T => readTx.deferred(work) as T,
     close: () => db.close(),
   };

@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
+import { CONSOLE, type WritePath } from './store/write-path.js';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, LISTENER_SCOPES, tileUrl, type ListenerScope, type Settings } from '../../shared/contract.js';
 
 export interface ListenerSettings {
@@ -23,7 +24,11 @@ export class SettingsStore {
   private readonly read: Statement<[string], { value: string }>;
   private readonly write: Statement;
 
-  constructor(db: Database) {
+  /** Settings are the operator's: every change is the console's. */
+  constructor(
+    db: Database,
+    private readonly writes: WritePath,
+  ) {
     this.read = db.prepare('SELECT value FROM settings WHERE key = ?');
     this.write = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   }
@@ -40,7 +45,8 @@ export class SettingsStore {
   }
 
   setMap(settings: Settings): Settings {
-    this.write.run('map', JSON.stringify(schemas.map.parse(settings)));
+    const value = JSON.stringify(schemas.map.parse(settings));
+    this.writes.now(CONSOLE, () => this.write.run('map', value));
     return this.map();
   }
 
@@ -49,6 +55,7 @@ export class SettingsStore {
   }
 
   setListener(settings: ListenerSettings): void {
-    this.write.run('listener', JSON.stringify(schemas.listener.parse(settings)));
+    const value = JSON.stringify(schemas.listener.parse(settings));
+    this.writes.now(CONSOLE, () => this.write.run('listener', value));
   }
 }

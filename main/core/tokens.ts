@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
+import { CONSOLE, type Actor, type WritePath } from './store/write-path.js';
 
 export type Role = 'admin' | 'member';
 
@@ -20,8 +21,14 @@ export interface Principal {
  */
 export interface Author {
   memberId: string | null;
+  /** As the change log records it. */
+  actor: Actor;
   assertStillValid(): void;
 }
+
+/** The actor of writes made with a token: its member, or the client's administrator. */
+export const actorOf = (principal: Pick<Principal, 'role' | 'memberId'>): Actor =>
+  principal.role === 'member' && principal.memberId ? { kind: 'member', id: principal.memberId } : { kind: 'administrator' };
 
 /** A token as a request carries it, or the principal a transport has already resolved it to. */
 export type Credential = string | undefined | Principal;
@@ -62,6 +69,7 @@ export class Tokens {
 
   constructor(
     db: Database,
+    private readonly writes: WritePath,
     private readonly clock: Clock,
   ) {
     this.insert = db.prepare(
@@ -128,6 +136,7 @@ export class Tokens {
   author(principal: Principal): Author {
     return {
       memberId: principal.memberId,
+      actor: actorOf(principal),
       assertStillValid: () => {
         const row = this.liveStmt.get(principal.tokenHash);
         if (!row || row.revoked_at !== null) throw refusedToken();
@@ -140,16 +149,17 @@ export class Tokens {
     return typeof credential === 'object' ? credential : this.resolve(credential);
   }
 
-  revoke(tokenHash: Buffer): void {
+  /** Logout. */
+  revoke(tokenHash: Buffer, actor: Actor): void {
     this.cache.clear();
-    this.revokeOne.run(this.clock.now(), tokenHash);
+    this.writes.now(actor, () => this.revokeOne.run(this.clock.now(), tokenHash));
   }
 
   /** Revokes a token given in clear, expired or not; false when no live token had that value. */
-  revokeToken(token: string): boolean {
+  revokeToken(token: string, actor: Actor = CONSOLE): boolean {
     if (!isGuid(token)) return false;
     this.cache.clear();
-    return this.revokeOne.run(this.clock.now(), hashToken(token)).changes > 0;
+    return this.writes.now(actor, () => this.revokeOne.run(this.clock.now(), hashToken(token)).changes > 0);
   }
 
   /** Every token of a member, but the one it is using now when `keep` is given. */

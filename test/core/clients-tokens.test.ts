@@ -80,7 +80,7 @@ describe('tokens', () => {
     expect(codeOf('not-a-token')).toBe('INVALID_TOKEN');
     expect(codeOf('00000000-0000-4000-8000-000000000000')).toBe('INVALID_TOKEN');
     expect(codeOf(c.admin_token.toUpperCase())).toBe('accepted');
-    core.tokens.revoke(hashToken(c.admin_token));
+    core.tokens.revoke(hashToken(c.admin_token), { kind: 'console' });
     expect(codeOf(c.admin_token)).toBe('INVALID_TOKEN');
   });
 

@@ -62,7 +62,7 @@ describe('a damaged or empty database file', () => {
     const dir = tempDir();
     const file = join(dir, 'poi.sqlite');
     const db = openDatabase(file);
-    db.prepare("INSERT INTO clients VALUES ('c', 'n', 0, 0)").run();
+    db.prepare("INSERT INTO clients (id, name, implicit_flow, created_at) VALUES ('c', 'n', 0, 0)").run();
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
     writeFileSync(`${file}.v4-2026-02-02T00-00-00-000Z.bak`, readFileSync(file));
@@ -117,7 +117,7 @@ describe('file modes', () => {
       old.prepare("INSERT INTO clients VALUES ('c', 'n', 0, 0)").run();
       old.close();
       const db = openDatabase(file);
-      db.prepare("INSERT INTO clients VALUES ('d', 'n', 0, 0)").run();
+      db.prepare("INSERT INTO clients (id, name, implicit_flow, created_at) VALUES ('d', 'n', 0, 0)").run();
       for (const path of [file, `${file}-wal`, `${file}-shm`]) expect({ path, mode: mode(path) }).toEqual({ path, mode: 0o600 });
       expect(backups(dir)).toHaveLength(1);
       expect(mode(join(dir, backups(dir)[0]!))).toBe(0o600);

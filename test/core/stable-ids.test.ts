@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createCore } from '../../main/core/service.js';
 import { openDatabase } from '../../main/core/store/database.js';
 import { MIGRATIONS } from '../../main/core/store/migrations/index.js';
 import { testCore } from '../support/core.js';
@@ -33,7 +34,29 @@ describe('ids are never reused', () => {
   });
 });
 
-describe('migration 004 (stable ids, folded text)', () => {
+describe('ids across a restart', () => {
+  it('a deleted id is not handed out again after the service restarts on the same file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'poi-ids-'));
+    dirs.push(dir);
+    const file = join(dir, 'poi.sqlite');
+    const first = createCore({ file });
+    const c = first.clients.create({ name: 'A' }).client_id;
+    const p1 = await first.pois.add(c, null, { lat: 1, lng: 2, name: 'P', categories: [1] });
+    const p2 = await first.pois.add(c, null, { lat: 1, lng: 2, name: 'Q', categories: [1] });
+    first.pois.remove(c, p2.id);
+    const cat = first.categories.add(c, { desc: 'Gone' });
+    first.db.prepare('DELETE FROM categories WHERE id = ?').run(cat.Id);
+    first.close();
+    const second = createCore({ file });
+    const p3 = await second.pois.add(c, null, { lat: 1, lng: 2, name: 'R', categories: [1] });
+    expect(p3.id).toBeGreaterThan(p2.id);
+    expect(second.categories.add(c, { desc: 'New' }).Id).toBeGreaterThan(cat.Id);
+    expect(second.pois.get(c, p1.id).name).toBe('P');
+    second.close();
+  });
+});
+
+describe('migration 004 (stable identity, folded text)', () => {
   it('keeps every POI, category link, warning and id of a version-3 database, and fills the folded keys', () => {
     const dir = mkdtempSync(join(tmpdir(), 'poi-m4-'));
     dirs.push(dir);
@@ -50,7 +73,15 @@ describe('migration 004 (stable ids, folded text)', () => {
       INSERT INTO warnings (id, poi_id, type, member_id, created_at, data) VALUES (5, 7, 'WRONG_INFO', 'm', 3, '{"name":"X"}');
     `);
     v3.close();
-    const db = openDatabase(file);
+    const db = openDatabase(file, { now: () => Date.UTC(2026, 5, 1) });
+    // A copy of the version-3 file was kept before the upgrade.
+    expect(readdirSync(dir).filter((n) => n.endsWith('.bak'))).toEqual(['poi.sqlite.v3-2026-06-01T00-00-00-000Z.bak']);
+    // Every syncable entity has a UUID, distinct; members keep theirs (their id).
+    const uuids = db.prepare('SELECT uuid FROM pois UNION ALL SELECT uuid FROM categories UNION ALL SELECT uuid FROM warnings').pluck().all() as string[];
+    expect(uuids.length).toBe(2 + 31 + 1);
+    expect(new Set(uuids).size).toBe(uuids.length);
+    for (const u of uuids) expect(u).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(db.prepare('SELECT id FROM categories WHERE id = 31').pluck().get()).toBe(31);
     expect(db.prepare('SELECT id, name, name_key, description_key, city_key, country_key, postal_code_key, created_by FROM pois ORDER BY id').all()).toEqual([
       { id: 7, name: 'Ñandú', name_key: 'nandu', description_key: 'aguila', city_key: 'avila', country_key: 'espana', postal_code_key: 'ab-1', created_by: 'm' },
       { id: 9, name: 'Plain', name_key: 'plain', description_key: null, city_key: null, country_key: null, postal_code_key: null, created_by: null },

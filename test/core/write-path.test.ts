@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCore } from '../../main/core/service.js';
 import { openDatabase } from '../../main/core/store/database.js';
-import { WriteBatcher } from '../../main/core/store/write-batcher.js';
+import { SYSTEM, WritePath } from '../../main/core/store/write-path.js';
 
 const dirs: string[] = [];
 const tempFile = (): string => {
@@ -22,9 +22,9 @@ describe('group commit', () => {
     db.exec('CREATE TABLE t (x INTEGER NOT NULL) STRICT');
     const other = new BetterSqlite3(file, { readonly: true });
     const count = () => other.prepare('SELECT count(*) FROM t').pluck().get();
-    const batcher = new WriteBatcher(db);
+    const batcher = new WritePath(db, Date.now);
     const insert = db.prepare('INSERT INTO t VALUES (?)');
-    const writes = [1, 2, 3].map((x) => batcher.run(() => insert.run(x).changes));
+    const writes = [1, 2, 3].map((x) => batcher.run(SYSTEM, () => insert.run(x).changes));
     // Nothing is visible to another connection (nor acknowledged) before the shared COMMIT.
     expect(count()).toBe(0);
     expect(await Promise.all(writes)).toEqual([1, 1, 1]);
@@ -36,15 +36,15 @@ describe('group commit', () => {
   it('rolls back a failing write alone; the others of its batch are kept', async () => {
     const db = openDatabase(':memory:');
     db.exec('CREATE TABLE t (x INTEGER NOT NULL UNIQUE) STRICT');
-    const batcher = new WriteBatcher(db);
+    const batcher = new WritePath(db, Date.now);
     const insert = db.prepare('INSERT INTO t VALUES (?)');
     const results = await Promise.allSettled([
-      batcher.run(() => insert.run(1)),
-      batcher.run(() => {
+      batcher.run(SYSTEM, () => insert.run(1)),
+      batcher.run(SYSTEM, () => {
         insert.run(2);
         insert.run(1); // violates UNIQUE: this write's two inserts must both go
       }),
-      batcher.run(() => insert.run(3)),
+      batcher.run(SYSTEM, () => insert.run(3)),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(db.prepare('SELECT x FROM t ORDER BY x').pluck().all()).toEqual([1, 3]);
@@ -57,9 +57,9 @@ describe('group commit, when things go wrong', () => {
     const db = openDatabase(':memory:');
     db.exec('CREATE TABLE t (x INTEGER) STRICT');
     const insert = db.prepare('INSERT INTO t VALUES (?)');
-    const batcher = new WriteBatcher(db);
+    const batcher = new WritePath(db, Date.now);
     await expect(
-      batcher.run(async () => {
+      batcher.run(SYSTEM, async () => {
         insert.run(7);
         await null;
         insert.run(8);
@@ -73,14 +73,14 @@ describe('group commit, when things go wrong', () => {
     const db = openDatabase(':memory:');
     db.exec('CREATE TABLE t (x INTEGER) STRICT');
     const insert = db.prepare('INSERT INTO t VALUES (?)');
-    const batcher = new WriteBatcher(db);
+    const batcher = new WritePath(db, Date.now);
     const results = await Promise.allSettled([
-      batcher.run(() => insert.run(21)),
-      batcher.run(() => {
+      batcher.run(SYSTEM, () => insert.run(21)),
+      batcher.run(SYSTEM, () => {
         db.exec('ROLLBACK');
         throw new Error('as if the disk were full');
       }),
-      batcher.run(() => insert.run(23)),
+      batcher.run(SYSTEM, () => insert.run(23)),
     ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);

@@ -5,7 +5,8 @@ import type { AbuseGuard } from '../abuse.js';
 import type { Clients } from '../clients.js';
 import { ServiceError, validate } from '../errors.js';
 import type { Members } from '../members.js';
-import type { Credential, Principal, Tokens } from '../tokens.js';
+import { actorOf, type Credential, type Principal, type Tokens } from '../tokens.js';
+import type { Actor } from '../store/write-path.js';
 import { loginInput } from '../../../shared/schemas/members.js';
 import { userReply } from './user-reply.js';
 
@@ -39,12 +40,12 @@ export class MembershipApi {
    * Implicit Flow. Only the latter is rate-limited: the administrator is trusted.
    */
   async register(creds: Credentials, input: RegisterInput, origin: Origin): Promise<UserReply> {
-    const clientId = await this.registrationClient(creds, input, origin);
-    const session = await this.members.register(clientId, input);
+    const { clientId, actor } = await this.registrationClient(creds, input, origin);
+    const session = await this.members.register(clientId, input, actor);
     return userReply(session.member, session, true);
   }
 
-  private async registrationClient(creds: Credentials, input: RegisterInput, origin: Origin): Promise<string> {
+  private async registrationClient(creds: Credentials, input: RegisterInput, origin: Origin): Promise<{ clientId: string; actor: Actor | 'self' }> {
     let memberToken = false;
     if (creds.accessToken !== undefined && creds.accessToken !== '') {
       const principal = this.tokens.resolve(creds.accessToken);
@@ -52,7 +53,7 @@ export class MembershipApi {
         if (creds.apiKey && this.clients.find(creds.apiKey)?.id !== principal.clientId) {
           throw new ServiceError('INVALID_API_KEY', 'api_key is not the client of the access_token', 'api_key');
         }
-        return principal.clientId;
+        return { clientId: principal.clientId, actor: actorOf(principal) };
       }
       memberToken = true;
     }
@@ -73,7 +74,7 @@ export class MembershipApi {
       );
     }
     await this.abuse.registration(client.id, typeof input.username === 'string' ? input.username : '', origin);
-    return client.id;
+    return { clientId: client.id, actor: 'self' };
   }
 
   /**
@@ -102,7 +103,7 @@ export class MembershipApi {
         'access_token',
       );
     }
-    this.tokens.revoke(principal.tokenHash);
+    this.tokens.revoke(principal.tokenHash, actorOf(principal));
     return OK_BODY;
   }
 
@@ -143,7 +144,7 @@ export class MembershipApi {
 
   remove(accessToken: Credential, memberId: string): OkBody {
     const principal = this.admin(accessToken);
-    this.members.remove(principal.clientId, memberId);
+    this.members.remove(principal.clientId, memberId, actorOf(principal));
     return OK_BODY;
   }
 

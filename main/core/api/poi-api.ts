@@ -11,7 +11,8 @@ import {
   type UpdatePoiInput,
   type WhereInput,
 } from '../../../shared/schemas/pois.js';
-import type { CategoryReply, PoiReply, WarningGroup, WarningReply } from '../../../shared/wire.js';
+import type { CategoryReply, ChangeReply, PoiReply, WarningGroup, WarningReply } from '../../../shared/wire.js';
+import type { ChangeLog } from '../changes/change-log.js';
 import { z } from 'zod';
 import type { Categories } from '../categories.js';
 import { ServiceError, validate } from '../errors.js';
@@ -21,8 +22,8 @@ import type { PoiStore } from '../pois/poi-store.js';
 import type { PoiQueries } from '../pois/queries.js';
 import { warningListPoi } from '../pois/warning-reply.js';
 import type { WarningStore } from '../pois/warnings.js';
-import type { WriteBatcher } from '../store/write-batcher.js';
-import type { Credential, Principal, Tokens } from '../tokens.js';
+import type { WritePath } from '../store/write-path.js';
+import { actorOf, type Credential, type Principal, type Tokens } from '../tokens.js';
 
 type Token = Credential;
 
@@ -44,13 +45,14 @@ const warningDelete = z.object({
  */
 export class PoiApi {
   constructor(
-    private readonly writes: WriteBatcher,
+    private readonly writes: WritePath,
     private readonly tokens: Tokens,
     private readonly pois: Pois,
     private readonly queries: PoiQueries,
     private readonly store: PoiStore,
     private readonly categories: Categories,
     private readonly warnings: WarningStore,
+    private readonly changes: ChangeLog,
   ) {}
 
   private admin(token: Token): Principal {
@@ -85,7 +87,8 @@ export class PoiApi {
   }
 
   remove(token: Token, raw: { poi?: number | undefined }): OkBody {
-    this.pois.remove(this.admin(token).clientId, validate(poiParam, raw).poi);
+    const p = this.admin(token);
+    this.pois.remove(p.clientId, validate(poiParam, raw).poi, actorOf(p));
     return OK_BODY;
   }
 
@@ -94,16 +97,18 @@ export class PoiApi {
   }
 
   addCategory(token: Token, desc: string | null | undefined): CategoryReply {
-    return this.categories.add(this.admin(token).clientId, { desc });
+    const p = this.admin(token);
+    return this.categories.add(p.clientId, { desc }, actorOf(p));
   }
 
   updateCategory(token: Token, raw: { category?: number | undefined; desc?: string | null | undefined }): CategoryReply {
-    const { clientId } = this.admin(token);
-    return this.categories.update(clientId, validate(categoryParam, raw).category, { desc: raw.desc });
+    const p = this.admin(token);
+    return this.categories.update(p.clientId, validate(categoryParam, raw).category, { desc: raw.desc }, actorOf(p));
   }
 
   removeCategory(token: Token, raw: { category?: number | undefined }): OkBody {
-    this.categories.remove(this.admin(token).clientId, validate(categoryParam, raw).category);
+    const p = this.admin(token);
+    this.categories.remove(p.clientId, validate(categoryParam, raw).category, actorOf(p));
     return OK_BODY;
   }
 
@@ -111,7 +116,7 @@ export class PoiApi {
     const p = this.tokens.principal(token);
     const input = validate(addWarningInput, raw);
     const author = this.tokens.author(p);
-    return this.writes.run(() => {
+    return this.writes.run(author.actor, () => {
       author.assertStillValid();
       if (!this.store.get(p.clientId, input.poi)) throw poiNotFound(input.poi);
       if (input.type === 'WRONG_INFO' && input.categories) this.categories.assertUsable(p.clientId, input.categories);
@@ -134,16 +139,23 @@ export class PoiApi {
     return this.pois.replies(rows).map((poi) => ({ current: warningListPoi(poi), warnings: byPoi.get(poi.id) ?? [] }));
   }
 
+  /** Every change of a POI, its categories and reports, newest first; a deleted POI's too. */
+  history(token: Token, raw: { poi?: number | undefined }): ChangeReply[] {
+    const { clientId } = this.admin(token);
+    const { poi } = validate(poiParam, raw);
+    return this.changes.poiHistory(clientId, poi);
+  }
+
   /**
    * The administrator marks reports as processed: they stop counting. `poi` may list several POIs
    * (`poi=1,4`, as the old SDK sends it); one that is not the client's refuses the whole call.
    */
   removeWarnings(token: Token, raw: { poi?: number[] | undefined; type?: string | undefined }): OkBody {
-    const { clientId } = this.admin(token);
+    const p = this.admin(token);
     const input = validate(warningDelete, raw);
-    const missing = input.poi.find((id) => !this.store.get(clientId, id));
+    const missing = input.poi.find((id) => !this.store.get(p.clientId, id));
     if (missing !== undefined) throw poiNotFound(missing);
-    this.warnings.remove(input.poi, input.type);
+    this.warnings.remove(input.poi, input.type, actorOf(p));
     return OK_BODY;
   }
 }

@@ -49,6 +49,7 @@ export function consoleHandlers(core: Core): Handlers<CoreOp> {
     },
     'pois.search': (i) => core.queries.where(client(core, i.clientId), i.filter),
     'warnings.list': (i) => core.warnings.list(client(core, i.clientId), [i.poi], undefined),
+    'pois.history': (i) => core.changes.poiHistory(client(core, i.clientId), i.poi),
 
     'members.list': (i) =>
       core.members.list(client(core, i.clientId), i.page).map((m) => userReply(m, { token: null, expiresAt: null }, true)),

@@ -1,6 +1,7 @@
 /** A row of `pois`, in the database's own column names. */
 export interface PoiRow {
   id: number;
+  uuid: string;
   client_id: string;
   name: string;
   description: string | null;
@@ -22,4 +23,4 @@ export interface PoiRow {
 }
 
 export const POI_COLUMNS =
-  'id, client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at';
+  'id, uuid, client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at';

@@ -59,9 +59,9 @@ export class PoiStore {
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.prepare(
-      `INSERT INTO pois (client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at,
+      `INSERT INTO pois (uuid, client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at,
          name_key, description_key, city_key, country_key, postal_code_key)
-       VALUES (@client_id, @name, @description, @lat, @lng, @elevation, @accuracy, @vaccuracy, @address, @cross_street, @city, @country, @postal_code, @phone, @twitter, @created_by, @registered_at, @updated_at,
+       VALUES (@uuid, @client_id, @name, @description, @lat, @lng, @elevation, @accuracy, @vaccuracy, @address, @cross_street, @city, @country, @postal_code, @phone, @twitter, @created_by, @registered_at, @updated_at,
          @name_key, @description_key, @city_key, @country_key, @postal_code_key)`,
     );
     this.updateStmt = db.prepare(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   ADDRESS_FIELDS,
   addPoiInput,
@@ -14,7 +15,7 @@ import type { GeocodedAddress, Geocoder } from '../geocode/geocoder.js';
 import { geocodeByDefault } from './geocode-rule.js';
 import type { PoiRow } from './poi-row.js';
 import type { PoiStore } from './poi-store.js';
-import type { WriteBatcher } from '../store/write-batcher.js';
+import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 import { NO_WARNINGS, poiReply } from './reply.js';
 import type { Author } from '../tokens.js';
 import type { WarningStore } from './warnings.js';
@@ -43,7 +44,7 @@ const SETTABLE = [
 /** Add, update, read and delete POIs by the rules of spec 4.1/4.2, for one client at a time. */
 export class Pois {
   constructor(
-    private readonly writes: WriteBatcher,
+    private readonly writes: WritePath,
     private readonly clock: Clock,
     private readonly store: PoiStore,
     private readonly categories: Categories,
@@ -67,6 +68,7 @@ export class Pois {
     }
     const now = this.clock.now();
     const row: Omit<PoiRow, 'id'> = {
+      uuid: randomUUID(),
       client_id: clientId,
       name: input.name,
       description: input.desc ?? null,
@@ -87,7 +89,7 @@ export class Pois {
       registered_at: now,
       updated_at: now,
     };
-    const id = await this.writes.run(() => {
+    const id = await this.writes.run(author?.actor ?? CONSOLE, () => {
       author?.assertStillValid();
       // Inside the write: categories may have been deleted while we were geocoding.
       this.categories.assertUsable(clientId, input.categories);
@@ -104,7 +106,7 @@ export class Pois {
     const moved = input.lat != null && input.lng != null;
     const found: GeocodedAddress | undefined =
       moved && this.geocodes(input.geocode) ? await this.geocoder.reverse(input.lat!, input.lng!) : undefined;
-    await this.writes.run(() => {
+    await this.writes.run(author?.actor ?? CONSOLE, () => {
       author?.assertStillValid();
       // Read again inside the write: another update may have landed while we geocoded.
       const current = this.store.get(clientId, input.poi);
@@ -140,8 +142,9 @@ export class Pois {
     return this.reply(clientId, id);
   }
 
-  remove(clientId: string, id: number): void {
-    if (!this.store.delete(clientId, id)) throw poiNotFound(id);
+  /** The delete is logged with every old value (its tombstone), and so are its links and reports. */
+  remove(clientId: string, id: number, actor: Actor = CONSOLE): void {
+    if (!this.writes.now(actor, () => this.store.delete(clientId, id))) throw poiNotFound(id);
   }
 
   private reply(clientId: string, id: number): PoiReply {

@@ -8,6 +8,7 @@ export const NO_WARNINGS: WarningCounts = { closed: 0, duplicated: 0, wrong_indi
 export function poiReply(row: PoiRow, categories: CategoryReply[], warnings: WarningCounts): PoiReply {
   return {
     id: row.id,
+    uuid: row.uuid,
     name: row.name,
     description: row.description,
     latitude: row.lat,

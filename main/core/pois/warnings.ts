@@ -3,6 +3,7 @@ import { PROPOSED_FIELDS, type ValidAddWarning, type WarningType } from '../../.
 import type { WarningCounts, WarningReply } from '../../../shared/wire.js';
 import type { Categories } from '../categories.js';
 import type { Clock } from '../clock.js';
+import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 import { NO_WARNINGS } from './reply.js';
 import { warningReply, type WarningRow } from './warning-reply.js';
 
@@ -26,12 +27,13 @@ export class WarningStore {
   private readonly reply: (row: WarningRow) => WarningReply;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
+    private readonly writes: WritePath,
     private readonly clock: Clock,
     categories: Categories,
   ) {
     this.reply = (row) => warningReply(row, (ids) => categories.replies(ids));
-    this.insert = db.prepare('INSERT INTO warnings (poi_id, type, member_id, created_at, data) VALUES (?, ?, ?, ?, ?)');
+    this.insert = db.prepare('INSERT INTO warnings (poi_id, type, member_id, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?)');
     this.byId = db.prepare('SELECT id, poi_id, type, member_id, created_at, data FROM warnings WHERE id = ?');
     this.countsOf = db.prepare(
       'SELECT poi_id, type, count(*) AS n FROM warnings WHERE poi_id IN (SELECT value FROM json_each(?)) GROUP BY poi_id, type',
@@ -54,7 +56,8 @@ export class WarningStore {
       if (input[field] !== undefined) data[field] = input[field];
     }
     const json = Object.keys(data).length === 0 ? null : JSON.stringify(data);
-    const id = Number(this.insert.run(input.poi, input.type, memberId, this.clock.now(), json).lastInsertRowid);
+    const now = this.clock.now();
+    const id = Number(this.insert.run(input.poi, input.type, memberId, now, now, json).lastInsertRowid);
     return this.reply(this.byId.get(id)!);
   }
 
@@ -77,11 +80,11 @@ export class WarningStore {
   }
 
   /** Closes the reports of these POIs (of one type, or all), all or none: returns how many. */
-  remove(poiIds: readonly number[], type: WarningType | undefined): number {
-    return this.db.transaction(() => {
+  remove(poiIds: readonly number[], type: WarningType | undefined, actor: Actor = CONSOLE): number {
+    return this.writes.now(actor, () => {
       let closed = 0;
       for (const poiId of poiIds) closed += (type ? this.deleteType.run(poiId, type) : this.deleteAll.run(poiId)).changes;
       return closed;
-    })();
+    });
   }
 }

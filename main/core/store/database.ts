@@ -11,6 +11,7 @@ import {
   removeIfLeftEmpty,
 } from './database-file.js';
 import { migrate } from './migrate.js';
+import { registerChangeFunctions } from './write-path.js';
 import type { Migration } from './migration.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -46,6 +47,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // The change log's triggers call these; the core's write path replaces them with its own.
+    registerChangeFunctions(db, options.now ?? Date.now, () => undefined);
     if (existed && statSync(file).size <= QUICK_CHECK_MAX_BYTES) {
       const verdict = db.pragma('quick_check', { simple: true });
       if (verdict !== 'ok') throw damagedFileError(file, `quick_check: ${String(verdict)}`);

@@ -69,6 +69,11 @@ export function poiRoutes(core: Core): Route[] {
         }),
       ),
     },
+    {
+      path: /^pois\/history$/,
+      read: true,
+      methods: getOrPost(({ params: p }) => api.history(token(p), { poi: p.integer('poi') })),
+    },
     { path: /^pois\/delete$/, methods: getOrPost(({ params: p }) => api.remove(token(p), { poi: p.integer('poi') })) },
     {
       path: /^pois\/categories$/,

@@ -1,13 +1,19 @@
 import { foldText } from '../../../../shared/text-fold.js';
 import type { Migration } from '../migration.js';
 
+/** A random UUID (version 4) from SQLite's own generator: the default of every `uuid` column. */
+export const SQL_UUID = `(lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-'
+  || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))))`;
+
 const POI_COLUMNS =
   'id, client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at';
 
 /**
- * Ids are never reused: an application holding POI 6 must not read someone else's POI 6 after
- * a delete, so POIs, categories and warnings get AUTOINCREMENT (SQLite otherwise hands out
- * max(id) + 1 again). Ids deleted before this upgrade are not known and may come back once.
+ * Stable identity. Ids are never reused: an application holding POI 6 must not read someone
+ * else's POI 6 after a delete, so POIs, categories and warnings get AUTOINCREMENT (SQLite
+ * otherwise hands out max(id) + 1 again); ids deleted before this upgrade are not known and may
+ * come back once. Each also gets a UUID (members already have one: their id), which stays the
+ * same on every copy of the data (history, sync), and categories and warnings an `updated_at`.
  *
  * Text filters match case- and accent-insensitively in every script (`ávila` finds `Ávila`):
  * SQLite's NOCASE and LIKE fold ASCII only, so each filtered column gets a folded copy
@@ -15,13 +21,14 @@ const POI_COLUMNS =
  */
 export const migration004: Migration = {
   version: 4,
-  name: 'stable ids, folded text',
+  name: 'stable identity, folded text',
   rebuildsReferencedTables: true,
   up(db) {
     db.function('text_fold', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? foldText(text) : null));
     db.exec(`
       CREATE TABLE pois_next (
         id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        uuid            TEXT NOT NULL UNIQUE DEFAULT ${SQL_UUID},
         client_id       TEXT NOT NULL REFERENCES clients(id) ON DELETE CASCADE,
         name            TEXT NOT NULL,
         description     TEXT,
@@ -67,25 +74,31 @@ export const migration004: Migration = {
 
       CREATE TABLE categories_next (
         id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        uuid        TEXT NOT NULL UNIQUE DEFAULT ${SQL_UUID},
         client_id   TEXT REFERENCES clients(id) ON DELETE CASCADE,
         description TEXT NOT NULL,
         created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
         deleted_at  INTEGER
       ) STRICT;
-      INSERT INTO categories_next SELECT id, client_id, description, created_at, deleted_at FROM categories;
+      INSERT INTO categories_next (id, client_id, description, created_at, updated_at, deleted_at)
+        SELECT id, client_id, description, created_at, coalesce(deleted_at, created_at), deleted_at FROM categories;
       DROP TABLE categories;
       ALTER TABLE categories_next RENAME TO categories;
       CREATE INDEX categories_by_client ON categories (client_id) WHERE deleted_at IS NULL;
 
       CREATE TABLE warnings_next (
         id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        uuid       TEXT NOT NULL UNIQUE DEFAULT ${SQL_UUID},
         poi_id     INTEGER NOT NULL REFERENCES pois(id) ON DELETE CASCADE,
         type       TEXT NOT NULL CHECK (type IN ('CLOSED', 'DUPLICATED', 'WRONG_INDICATOR', 'WRONG_INFO')),
         member_id  TEXT REFERENCES members(id) ON DELETE SET NULL,
         created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
         data       TEXT CHECK (data IS NULL OR json_valid(data))
       ) STRICT;
-      INSERT INTO warnings_next SELECT id, poi_id, type, member_id, created_at, data FROM warnings;
+      INSERT INTO warnings_next (id, poi_id, type, member_id, created_at, updated_at, data)
+        SELECT id, poi_id, type, member_id, created_at, created_at, data FROM warnings;
       DROP TABLE warnings;
       ALTER TABLE warnings_next RENAME TO warnings;
       CREATE INDEX warnings_by_poi ON warnings (poi_id, type);

@@ -1,6 +1,34 @@
 import type { Database } from 'better-sqlite3';
 
+/** Who makes a write, as the change log records it (migration 008). */
+export type Actor =
+  | { kind: 'member'; id: string }
+  | { kind: 'administrator' }
+  | { kind: 'console' }
+  | { kind: 'import' }
+  | { kind: 'sync' }
+  | { kind: 'system' };
+
+/** The operator of this computer: the admin console, the desktop app, the CLI. */
+export const CONSOLE: Actor = { kind: 'console' };
+/** The service itself (rate-limit counts, housekeeping). */
+export const SYSTEM: Actor = { kind: 'system' };
+
+/**
+ * The SQL functions the change log's triggers call. Every connection the core opens has them:
+ * with no write in progress they say "system" (tests and tools that write rows directly).
+ */
+export function registerChangeFunctions(db: Database, now: () => number, actor: () => Actor | undefined): void {
+  db.function('change_now', { deterministic: false }, () => now());
+  db.function('change_actor_kind', { deterministic: false }, () => actor()?.kind ?? 'system');
+  db.function('change_actor_id', { deterministic: false }, () => {
+    const a = actor();
+    return a?.kind === 'member' ? a.id : null;
+  });
+}
+
 interface Pending {
+  actor: Actor;
   work: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -17,33 +45,58 @@ function aborted(cause: unknown): Error {
 }
 
 /**
- * Group commit. With synchronous=FULL every COMMIT waits for the disk, and better-sqlite3 waits
- * on the event loop: one write per fsync would cap the service at a few thousand writes a second
- * and stall every read meanwhile. Writes queued during one turn of the event loop run together in
- * one transaction, each in its own savepoint (a failing write rolls back alone), and every caller
- * hears of its write only after the shared COMMIT: an acknowledged write is still on disk.
+ * The one write path. Every write runs here, for an actor, which the change log's triggers
+ * record with the change, in the same transaction.
+ *
+ * `run` is group commit. With synchronous=FULL every COMMIT waits for the disk, and
+ * better-sqlite3 waits on the event loop: one write per fsync would cap the service at a few
+ * thousand writes a second and stall every read meanwhile. Writes queued during one turn of the
+ * event loop run together in one transaction, each in its own savepoint (a failing write rolls
+ * back alone), and every caller hears of its write only after the shared COMMIT: an acknowledged
+ * write is still on disk. `now` commits at once, for the writes of the console and of rare
+ * operations whose callers want the answer in the same turn.
  *
  * Work must be synchronous: better-sqlite3 refuses a promise, and whatever an async function did
  * after its first await would escape the transaction.
  */
-export class WriteBatcher {
+export class WritePath {
   private queue: Pending[] = [];
   private scheduled = false;
+  private actor: Actor | undefined;
   /** Built once: a better-sqlite3 transaction function nested in another runs as a savepoint. */
   private readonly savepoint: (work: () => unknown) => unknown;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    now: () => number,
+  ) {
     this.savepoint = db.transaction((work: () => unknown) => work());
+    registerChangeFunctions(db, now, () => this.actor);
   }
 
-  run<T>(work: () => T): Promise<T> {
+  /** Group-committed: resolves once the write is on disk. */
+  run<T>(actor: Actor, work: () => T): Promise<T> {
     if (work.constructor.name === 'AsyncFunction') {
-      return Promise.reject(new TypeError('WriteBatcher.run takes synchronous work only'));
+      return Promise.reject(new TypeError('WritePath.run takes synchronous work only'));
     }
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ actor, work, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
+  }
+
+  /**
+   * Committed before it returns, in its own IMMEDIATE transaction; inside another write (a
+   * store method called by a write already under way) it joins that write, as a savepoint.
+   */
+  now<T>(actor: Actor, work: () => T): T {
+    const outer = this.actor;
+    this.actor = actor;
+    try {
+      return this.db.inTransaction ? (this.savepoint(work) as T) : (this.db.transaction(work).immediate() as T);
+    } finally {
+      this.actor = outer;
+    }
   }
 
   private schedule(delayMs = 0): void {
@@ -74,11 +127,14 @@ export class WriteBatcher {
         .transaction(() => {
           for (const item of batch) {
             let failure: unknown;
+            this.actor = item.actor;
             try {
               outcomes.push({ ok: true, value: this.savepoint(item.work) });
             } catch (error) {
               failure = error;
               outcomes.push({ ok: false, error });
+            } finally {
+              this.actor = undefined;
             }
             // SQLite may roll the whole transaction back itself (disk full, I/O error): then the
             // remaining work must not run, or it would commit on its own outside the batch.
