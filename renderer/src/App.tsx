@@ -1,14 +1,14 @@
 import { useEffect, useState } from 'react';
+import { CategoriesPanel } from './categories/CategoriesPanel';
+import { ClientsPanel } from './clients/ClientsPanel';
+import { useClients } from './clients/queries';
+import { ListenerPanel } from './listener/ListenerPanel';
 import { PoiMap, type Focus } from './map/PoiMap';
-import { CategoriesPanel } from './panels/CategoriesPanel';
-import { ClientsPanel } from './panels/ClientsPanel';
-import { ListenerPanel } from './panels/ListenerPanel';
-import { MembersPanel } from './panels/MembersPanel';
-import { SearchPanel } from './panels/SearchPanel';
-import { SettingsPanel } from './panels/SettingsPanel';
-import { PoiDetails } from './poi/PoiDetails';
-import { PoiForm } from './poi/PoiForm';
-import { useClients } from './queries';
+import { MembersPanel } from './members/MembersPanel';
+import { PoiDetails } from './pois/PoiDetails';
+import { PoiForm } from './pois/PoiForm';
+import { SearchPanel } from './pois/SearchPanel';
+import { SettingsPanel } from './settings/SettingsPanel';
 import { rememberClient, rememberedClient, type Panel, type PanelKind } from './state';
 
 const TABS: Array<[PanelKind, string]> = [

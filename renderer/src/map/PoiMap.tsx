@@ -3,11 +3,14 @@ import { useEffect, useState } from 'react';
 import { MapContainer, Marker, Pane, TileLayer, useMap, useMapEvents } from 'react-leaflet';
 import type { Input, MapView } from '../../../shared/contract';
 import { useQueryClient } from '@tanstack/react-query';
-import { keys, mapViewQuery, useLiveData, useMapView, useOp, useSettings } from '../queries';
+import { useMovePoi, type Move } from '../pois/mutations';
+import { mapViewQuery, useLiveData, useMapView } from '../pois/queries';
+import { useSettings } from '../settings/queries';
 import { Basemap } from './Basemap';
 import { draftIcon } from './icons';
 import { PointsLayer } from './PointsLayer';
 import { MapHash } from './MapHash';
+import { MapNotice } from './MapNotice';
 
 export interface Focus {
   lat: number;
@@ -28,8 +31,6 @@ interface Props {
   onSelect: (poi: number) => void;
   onCentre: (centre: { lat: number; lng: number }) => void;
 }
-
-
 
 function viewOf(map: L.Map): Omit<View, 'q' | 'categories'> {
   const b = map.getBounds();
@@ -111,25 +112,27 @@ export function PoiMap(props: Props) {
   };
   const points = useMapView(props.clientId, query);
   useLiveData(props.clientId);
-  const update = useOp('pois.update', () => [keys.pois(props.clientId)]);
-  const move = (poi: number, name: string, lat: number, lng: number): boolean => {
-    if (!window.confirm(`Move “${name || 'this POI'}” to ${lat.toFixed(5)}, ${lng.toFixed(5)}?`)) return false;
-    update.mutate({ clientId: props.clientId, fields: { poi, lat, lng } });
-    return true;
+  const mover = useMovePoi(props.clientId);
+  const onMove = (to: Move, putBack: () => void): void => {
+    if (window.confirm(`Move “${to.name || 'this POI'}” to ${to.lat.toFixed(5)}, ${to.lng.toFixed(5)}?`)) mover.move(to, putBack);
+    else putBack();
   };
 
   return (
-    <MapContainer className="map" center={[40.4169, -3.7035]} zoom={5} minZoom={2} worldCopyJump keyboard aria-label="Map of points of interest">
-      <Pane name="basemap" style={{ zIndex: 150 }}>
-        <Basemap pane="basemap" />
-      </Pane>
-      {settings.data && <TileLayer key={settings.data.tileUrl} url={settings.data.tileUrl} attribution={settings.data.tileAttribution} />}
-      <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
-      <FocusOn focus={props.focus} />
-      <MapHash />
-      <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={move} />
-      {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
-      <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
-    </MapContainer>
+    <div className="map-area">
+      <MapContainer className="map" center={[40.4169, -3.7035]} zoom={5} minZoom={2} worldCopyJump keyboard aria-label="Map of points of interest">
+        <Pane name="basemap" style={{ zIndex: 150 }}>
+          <Basemap pane="basemap" />
+        </Pane>
+        {settings.data && <TileLayer key={settings.data.tileUrl} url={settings.data.tileUrl} attribution={settings.data.tileAttribution} />}
+        <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
+        <FocusOn focus={props.focus} />
+        <MapHash />
+        <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={onMove} />
+        {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
+        <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
+      </MapContainer>
+      <MapNotice text={mover.refusal} onDismiss={mover.dismiss} />
+    </div>
   );
 }

@@ -2,14 +2,15 @@ import L from 'leaflet';
 import { useEffect, useRef } from 'react';
 import { useMap } from 'react-leaflet';
 import type { MapPoint } from '../../../shared/contract';
+import type { Move } from '../pois/mutations';
 import { clusterIcon, poiIcon } from './icons';
 
 interface Props {
   points: MapPoint[] | undefined;
   selected: number | undefined;
   onSelect: (poi: number) => void;
-  /** A POI dragged to a new place and confirmed; false puts it back. */
-  onMove: (poi: number, name: string, lat: number, lng: number) => boolean;
+  /** A POI dropped at a new place; `putBack` returns its marker to where the POI is stored. */
+  onMove: (to: Move, putBack: () => void) => void;
 }
 
 const keyOf = (p: MapPoint): string => (p.poi !== undefined ? `p${p.poi}:${p.name ?? ''}:${p.lat}:${p.lng}` : `c${p.lat}:${p.lng}:${p.count}`);
@@ -73,7 +74,8 @@ export function PointsLayer({ points, selected, onSelect, onMove }: Props) {
     marker.on('click', () => callbacks.current.onSelect(poi));
     marker.on('dragend', () => {
       const to = marker.getLatLng().wrap();
-      if (!callbacks.current.onMove(poi, point.name ?? '', to.lat, to.lng)) marker.setLatLng([point.lat, point.lng]);
+      // `point` is the answer that drew this marker: where the POI is stored.
+      callbacks.current.onMove({ poi, name: point.name ?? '', lat: to.lat, lng: to.lng }, () => marker.setLatLng([point.lat, point.lng]));
     });
     return marker;
   }

@@ -1,13 +1,13 @@
-import './panels.css';
+import '../ui/panels.css';
 import { useId, useState, type FormEvent } from 'react';
 import type { ClientSummary } from '../../../shared/wire';
-import { keys, useClients, useOp } from '../queries';
+import { Checkbox } from '../ui/Checkbox';
+import { CopyButton } from '../ui/CopyButton';
 import { Field, FormError } from '../ui/Field';
+import { readableDate } from '../ui/format';
 import { revealToken, useRevealedToken } from './adminTokenStore';
-import { Checkbox } from './Checkbox';
-import { CopyButton } from './CopyButton';
-import { formErrors } from './formErrors';
-import { readableDate } from './format';
+import { useCreateClient, useRotateAdminToken, useSetImplicitFlow } from './mutations';
+import { useClients } from './queries';
 
 interface ClientsPanelProps {
   selected: string | undefined;
@@ -73,10 +73,10 @@ function AdminToken({ onSelect }: { onSelect: (clientId: string) => void }) {
 }
 
 function CreateClient() {
-  const create = useOp('clients.create', () => [keys.clients]);
+  const create = useCreateClient();
   const [name, setName] = useState('');
   const [implicitFlow, setImplicitFlow] = useState(false);
-  const errors = formErrors(create.error, ['name', 'implicitFlow']);
+  const errors = create.errors;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -109,9 +109,9 @@ function CreateClient() {
 
 function ClientItem({ client, selected, onSelect }: { client: ClientSummary; selected: boolean; onSelect: (id: string) => void }) {
   const nameId = useId();
-  const setFlow = useOp('clients.setImplicitFlow', () => [keys.clients]);
-  const rotate = useOp('clients.rotateToken', () => []);
-  const errors = formErrors(setFlow.error ?? rotate.error, []);
+  const setFlow = useSetImplicitFlow();
+  const rotate = useRotateAdminToken();
+  const formError = setFlow.errors.form ?? rotate.errors.form;
   // While the change is on its way (until the list is read again), show what was asked for.
   const [asked, setAsked] = useState<boolean | undefined>();
   const implicitFlow = asked ?? client.implicit_flow;
@@ -146,7 +146,7 @@ function ClientItem({ client, selected, onSelect }: { client: ClientSummary; sel
             <time dateTime={client.created}>{readableDate(client.created)}</time>
           </dd>
         </dl>
-        <FormError error={errors.form} />
+        <FormError error={formError} />
         <Checkbox
           label="Implicit Flow"
           checked={implicitFlow}

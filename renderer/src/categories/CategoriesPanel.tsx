@@ -1,12 +1,9 @@
-import './panels.css';
+import '../ui/panels.css';
 import { useId, useState, type FormEvent } from 'react';
 import type { CategoryReply } from '../../../shared/wire';
-import { keys, useCategories, useOp } from '../queries';
 import { Field, FormError } from '../ui/Field';
-import { formErrors } from './formErrors';
-
-/** What a category change makes stale: the list, and every POI view that shows categories. */
-const changed = (i: { clientId: string }) => [keys.categories(i.clientId), keys.pois(i.clientId)];
+import { useAddCategory, useDeleteCategory, useRenameCategory } from './mutations';
+import { useCategories } from './queries';
 
 /** The categories of one client application: its own (editable) and the built-in system ones. */
 export function CategoriesPanel({ clientId }: { clientId: string }) {
@@ -55,9 +52,9 @@ export function CategoriesPanel({ clientId }: { clientId: string }) {
 }
 
 function AddCategory({ clientId }: { clientId: string }) {
-  const add = useOp('categories.add', changed);
+  const add = useAddCategory();
   const [desc, setDesc] = useState('');
-  const errors = formErrors(add.error, ['desc']);
+  const errors = add.errors;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -77,11 +74,11 @@ function AddCategory({ clientId }: { clientId: string }) {
 }
 
 function OwnCategory({ clientId, category }: { clientId: string; category: CategoryReply }) {
-  const update = useOp('categories.update', changed);
-  const remove = useOp('categories.delete', changed);
+  const update = useRenameCategory();
+  const remove = useDeleteCategory();
   const [desc, setDesc] = useState(category.Description);
-  const updateErrors = formErrors(update.error, ['desc']);
-  const removeErrors = formErrors(remove.error, []);
+  const updateErrors = update.errors;
+  const removeErrors = remove.errors;
 
   const save = (e: FormEvent) => {
     e.preventDefault();

@@ -1,7 +1,8 @@
-import { keys, useOp, usePoi, useWarnings } from '../queries';
 import { FormError } from '../ui/Field';
 import { fieldError } from '../ui/errors';
 import { NUMBER_FIELDS, TEXT_FIELDS } from './fields';
+import { useDeletePoi } from './mutations';
+import { usePoi, useWarnings } from './queries';
 
 interface Props {
   clientId: string;
@@ -15,7 +16,7 @@ interface Props {
 export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose }: Props) {
   const details = usePoi(clientId, poi);
   const warnings = useWarnings(clientId, poi);
-  const remove = useOp('pois.delete', () => [keys.pois(clientId)]);
+  const remove = useDeletePoi();
   const p = details.data;
   if (details.error) return <FormError error={fieldError(details.error)?.message} />;
   if (!p) return <section className="panel">Loading…</section>;
@@ -62,7 +63,7 @@ export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose }: Props)
           ))}
         </ul>
       )}
-      <FormError error={fieldError(remove.error)?.message} />
+      <FormError error={remove.errors.form} />
       <div className="actions">
         <button type="button" onClick={onEdit}>
           Edit

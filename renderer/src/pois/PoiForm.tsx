@@ -1,10 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { PoiReply } from '../../../shared/wire';
-import { keys, useCategories, useOp, usePoi } from '../queries';
+import { useCategories } from '../categories/queries';
 import { Field, FormError } from '../ui/Field';
-import { fieldError } from '../ui/errors';
-import { NUMBER_FIELDS, TEXT_FIELDS, emptyValues, parseNumber, valuesOf, type FormValues } from './fields';
+import { NUMBER_FIELDS, TEXT_FIELDS, emptyValues, parseNumber, valuesOf, type FormValues, type PoiFormField } from './fields';
+import { useAddPoi, useUpdatePoi } from './mutations';
 import { buildAdd, buildUpdate } from './payload';
+import { usePoi } from './queries';
 
 interface Props {
   clientId: string;
@@ -22,9 +23,9 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel }: Props)
   const existing = usePoi(clientId, poiId);
   const categories = useCategories(clientId);
   const [values, setValues] = useState<FormValues | undefined>(position ? emptyValues(position.lat, position.lng) : undefined);
-  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
-  const add = useOp('pois.add', () => [keys.pois(clientId)]);
-  const update = useOp('pois.update', () => [keys.pois(clientId)]);
+  const [localErrors, setLocalErrors] = useState<Partial<Record<PoiFormField, string>>>({});
+  const add = useAddPoi();
+  const update = useUpdatePoi();
   const mutation = editing ? update : add;
 
   useEffect(() => {
@@ -33,14 +34,13 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel }: Props)
 
   if (!values) return <section className="panel">Loading…</section>;
 
-  const server = fieldError(mutation.error);
-  const errorOf = (key: string) => localErrors[key] ?? (server?.parameter === key ? server.message : undefined);
+  const errorOf = (key: PoiFormField) => localErrors[key] ?? mutation.errors.field(key);
   const setText = (key: keyof FormValues['text'], v: string) => setValues({ ...values, text: { ...values.text, [key]: v } });
   const setNumber = (key: keyof FormValues['numbers'], v: string) => setValues({ ...values, numbers: { ...values.numbers, [key]: v } });
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const errors: Record<string, string> = {};
+    const errors: Partial<Record<PoiFormField, string>> = {};
     for (const key of ['lat', 'lng'] as const) {
       if (typeof parseNumber(values[key]) === 'string') errors[key] = 'must be a number';
     }
@@ -56,12 +56,11 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel }: Props)
     }
   };
 
-  const orphanError = server && !server.parameter ? server.message : undefined;
   return (
     <section className="panel">
       <h2>{editing ? `Edit “${existing.data?.name ?? ''}”` : 'New POI'}</h2>
       <form aria-label={editing ? 'Edit POI' : 'Add POI'} onSubmit={submit} noValidate>
-        <FormError error={orphanError} />
+        <FormError error={mutation.errors.form} />
         <Field label="Name" value={values.text.name} onChange={(v) => setText('name', v)} error={errorOf('name')} required />
         <div className="pair">
           <Field label="Latitude" type="number" step="any" value={values.lat} onChange={(v) => setValues({ ...values, lat: v })} error={errorOf('lat')} required />

@@ -1,9 +1,8 @@
 import { useId, useState, type FormEvent } from 'react';
-import { keys, useOp } from '../queries';
 import { Field, FormError } from '../ui/Field';
-import { formErrors } from './formErrors';
-import { localInputToIso, optionalNumber } from './format';
+import { localInputToIso, optionalNumber } from '../ui/format';
 import { IssuedToken } from './IssuedToken';
+import { useLogIn, useLogOutToken, useRegisterMember } from './mutations';
 
 type GenderChoice = '' | 'male' | 'female';
 const EXPIRES_HINT = 'Seconds. Leave empty for a token that never expires.';
@@ -12,10 +11,10 @@ const EMPTY_REGISTER = { username: '', pwd: '', email: '', gender: '' as GenderC
 
 /** Registers a member with the console's authority and shows the token it issued. */
 export function RegisterForm({ clientId }: { clientId: string }) {
-  const register = useOp('members.register', (i) => [keys.members(i.clientId)]);
+  const register = useRegisterMember();
   const [form, setForm] = useState(EMPTY_REGISTER);
   const genderId = useId();
-  const errors = formErrors(register.error, ['username', 'pwd', 'email', 'gender', 'birthday', 'expiresin']);
+  const errors = register.errors;
   const set = (patch: Partial<typeof EMPTY_REGISTER>) => setForm((f) => ({ ...f, ...patch }));
 
   const submit = (e: FormEvent) => {
@@ -76,11 +75,11 @@ export function RegisterForm({ clientId }: { clientId: string }) {
 
 /** Logs a member in by username or e-mail, as a client application would, and shows the token. */
 export function LoginForm({ clientId }: { clientId: string }) {
-  const login = useOp('members.login', () => []);
+  const login = useLogIn();
   const [username, setUsername] = useState('');
   const [pwd, setPwd] = useState('');
   const [expires, setExpires] = useState('');
-  const errors = formErrors(login.error, ['username', 'pwd', 'expiresin']);
+  const errors = login.errors;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -106,9 +105,9 @@ export function LoginForm({ clientId }: { clientId: string }) {
 
 /** Revokes one member token. */
 export function LogoutForm() {
-  const logout = useOp('members.logout', () => []);
+  const logout = useLogOutToken();
   const [token, setToken] = useState('');
-  const errors = formErrors(logout.error, ['token']);
+  const errors = logout.errors;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -22,6 +22,10 @@ export const NUMBER_FIELDS = [
 export type TextKey = (typeof TEXT_FIELDS)[number]['key'];
 export type NumberKey = (typeof NUMBER_FIELDS)[number]['key'];
 
+/** Every field of the POI form, by wire name: where a refusal naming one of them is shown. */
+export const POI_FORM_FIELDS = ['lat', 'lng', 'categories', ...TEXT_FIELDS.map((f) => f.key), ...NUMBER_FIELDS.map((f) => f.key)] as const;
+export type PoiFormField = (typeof POI_FORM_FIELDS)[number];
+
 export interface FormValues {
   text: Record<TextKey, string>;
   numbers: Record<NumberKey, string>;

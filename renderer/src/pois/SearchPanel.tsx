@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { PoiReply } from '../../../shared/wire';
-import { useCategories, useSearch } from '../queries';
+import { useCategories } from '../categories/queries';
+import { useSearch } from './queries';
 
 interface Props {
   clientId: string;

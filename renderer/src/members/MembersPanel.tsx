@@ -1,11 +1,11 @@
-import './panels.css';
+import '../ui/panels.css';
 import { useId } from 'react';
 import type { UserReply } from '../../../shared/wire';
-import { keys, useMembers, useOp } from '../queries';
 import { FormError } from '../ui/Field';
-import { formErrors } from './formErrors';
-import { readableDate } from './format';
+import { readableDate } from '../ui/format';
 import { LoginForm, LogoutForm, RegisterForm } from './MemberForms';
+import { useDeleteMember } from './mutations';
+import { useMembers } from './queries';
 
 const GENDER_NAMES: Record<UserReply['profile']['gender'], string> = { MALE: 'Male', FEMALE: 'Female', UNDEFINED: 'Not specified' };
 
@@ -26,8 +26,7 @@ export function MembersPanel({ clientId }: { clientId: string }) {
 
 function MemberList({ clientId }: { clientId: string }) {
   const members = useMembers(clientId);
-  const remove = useOp('members.delete', (i) => [keys.members(i.clientId)]);
-  const errors = formErrors(remove.error, []);
+  const remove = useDeleteMember();
 
   const onDelete = (member: UserReply) => {
     if (remove.isPending) return;
@@ -42,7 +41,7 @@ function MemberList({ clientId }: { clientId: string }) {
       <h3>
         Registered members <span className="count">({members.data.length})</span>
       </h3>
-      <FormError error={errors.form} />
+      <FormError error={remove.errors.form} />
       {members.data.length === 0 ? (
         <p className="note">No members yet. Register one below, or let a client application register them.</p>
       ) : (

@@ -1,11 +1,10 @@
-import './panels.css';
+import '../ui/panels.css';
 import { useId, useState, type FormEvent } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import type { ListenerScope, ListenerStatus } from '../../../shared/contract';
-import { keys, useListener, useOp } from '../queries';
+import { Checkbox } from '../ui/Checkbox';
 import { Field, FormError } from '../ui/Field';
-import { Checkbox } from './Checkbox';
-import { formErrors } from './formErrors';
+import { useConfigureListener } from './mutations';
+import { useListener } from './queries';
 
 interface ListenerForm {
   enabled: boolean;
@@ -79,21 +78,17 @@ function ListenerState({ status }: { status: ListenerStatus }) {
 }
 
 function ConfigureForm({ status }: { status: ListenerStatus }) {
-  const queryClient = useQueryClient();
-  const configure = useOp('listener.configure', () => [keys.listener]);
+  const configure = useConfigureListener();
   // Initialised once from the status; the polling that follows does not overwrite what is typed.
   const [form, setForm] = useState<ListenerForm>(() => ({ enabled: status.enabled, port: String(status.port), scope: status.scope }));
-  const errors = formErrors(configure.error, ['enabled', 'port', 'scope']);
+  const errors = configure.errors;
   const scopeHintId = useId();
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (configure.isPending) return;
     const port = form.port.trim() === '' ? 0 : Number(form.port);
-    configure.mutate(
-      { enabled: form.enabled, port, scope: form.scope },
-      { onSuccess: (next) => queryClient.setQueryData(keys.listener, next) },
-    );
+    configure.mutate({ enabled: form.enabled, port, scope: form.scope });
   };
 
   return (

@@ -1,10 +1,10 @@
-import './panels.css';
+import '../ui/panels.css';
 import { useId, useState, type FormEvent } from 'react';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type Settings } from '../../../shared/contract';
 import { tileImageSource } from '../../../shared/tiles';
-import { keys, useOp, useSettings } from '../queries';
 import { Field, FormError } from '../ui/Field';
-import { formErrors } from './formErrors';
+import { useSaveSettings } from './mutations';
+import { useSettings } from './queries';
 
 /** The map's tile server: where the background map comes from, and whom it credits. */
 export function SettingsPanel() {
@@ -21,10 +21,10 @@ export function SettingsPanel() {
 }
 
 function SettingsForm({ initial }: { initial: Settings }) {
-  const save = useOp('settings.set', () => [keys.settings]);
+  const save = useSaveSettings();
   // Initialised once from the stored settings.
   const [form, setForm] = useState<Settings>(initial);
-  const errors = formErrors(save.error, ['tileUrl', 'tileAttribution']);
+  const errors = save.errors;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -1,0 +1,40 @@
+import { useState } from 'react';
+import { useOperation } from '../operation';
+import { POI_FORM_FIELDS } from './fields';
+import { poiKeys } from './queries';
+
+/** What a POI change makes stale: every view of the client's POIs (map, details, search, warnings). */
+const changed = (i: { clientId: string }) => [poiKeys.all(i.clientId)];
+
+export const useAddPoi = () => useOperation('pois.add', changed, POI_FORM_FIELDS);
+
+export const useUpdatePoi = () => useOperation('pois.update', changed, POI_FORM_FIELDS);
+
+export const useDeletePoi = () => useOperation('pois.delete', changed);
+
+/** A POI dragged on the map to a new place, and confirmed. */
+export interface Move {
+  poi: number;
+  name: string;
+  lat: number;
+  lng: number;
+}
+
+/**
+ * Moves a POI dragged on the map (an update of its position). When the move is refused (the POI
+ * was deleted meanwhile, another program holds the database...) `putBack` returns the marker to
+ * where the POI is stored, and `refusal` says why until it is dismissed or the next move starts.
+ */
+export function useMovePoi(clientId: string) {
+  const update = useUpdatePoi();
+  const [refusal, setRefusal] = useState<string | undefined>();
+  const move = (to: Move, putBack: () => void): void => {
+    setRefusal(undefined);
+    // The promise, not mutate's callbacks: those are dropped when another move starts meanwhile.
+    update.mutateAsync({ clientId, fields: { poi: to.poi, lat: to.lat, lng: to.lng } }).catch((error: unknown) => {
+      putBack();
+      setRefusal(`${to.name ? `“${to.name}”` : 'The POI'} was not moved: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  };
+  return { move, refusal, dismiss: () => setRefusal(undefined) };
+}
