@@ -5,7 +5,7 @@ import { buildRenderer } from '../main/build/renderer.js';
 import { findChromium } from './e2e/find-chromium.js';
 
 /**
- * `npm test`: the unit, core and HTTP suites (vitest), then the end-to-end suite in a real
+ * `npm test`: the typecheck and the linter, the unit, core and HTTP suites (vitest), then the end-to-end suite in a real
  * Chromium (Playwright), then one plain summary line (`N passed, N failed, N skipped`) for CI.
  * Arguments go to vitest alone and skip the end-to-end suite (`npm test -- test/http`);
  * `npm test -- --e2e-only` runs only the end-to-end suite.
@@ -34,13 +34,22 @@ function typecheck(): boolean {
   return configs.every((config) => spawnSync(bin('tsc'), ['--noEmit', '-p', config], { cwd: root, stdio: 'inherit' }).status === 0);
 }
 
-if (vitestArgs.length === 0) {
-  if (typecheck()) console.log('typecheck: passed');
+/** The linter: the zones of shared/design.md and the code rules (eslint.config.js). */
+const lint = (): boolean => spawnSync(bin('eslint'), ['.'], { cwd: root, stdio: 'inherit' }).status === 0;
+
+/** A step that is not a test suite counts as one test: one failure when it fails. */
+function step(name: string, passed: boolean): void {
+  if (passed) console.log(`${name}: passed`);
   else {
-    console.error('typecheck: failed');
+    console.error(`${name}: failed`);
     tally.failed += 1;
     ok = false;
   }
+}
+
+if (vitestArgs.length === 0) {
+  step('typecheck', typecheck());
+  step('lint', lint());
 }
 
 if (!e2eOnly) {

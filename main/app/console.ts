@@ -10,7 +10,7 @@ import type { ConsoleOptions } from '../http/console-routes.js';
 
 /** What the console needs of the API listener, whoever runs it. */
 export interface ListenerHandle {
-  status(): ListenerStatus;
+  status(): ListenerStatus | Promise<ListenerStatus>;
   configure(next: ListenerSettings): Promise<ListenerStatus>;
 }
 

@@ -51,7 +51,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   } catch (error) {
     core.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new Error(`port ${port} is already in use; pick another with --port`);
+    if (code === 'EADDRINUSE') throw new Error(`port ${port} is already in use; pick another with --port`, { cause: error });
     throw error;
   }
   console.log(`Data: ${dir}`);

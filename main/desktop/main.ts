@@ -2,10 +2,10 @@ import { app, BrowserWindow, dialog, session } from 'electron';
 import { join } from 'node:path';
 import { tileImageSource } from '../../shared/tiles.js';
 import { createInvoke } from '../app/console.js';
+import { desktopListener, type DesktopListener } from '../app/desktop-listener.js';
 import { createCore, type Core } from '../core/service.js';
 import { warmUp } from '../core/warm-up.js';
 import { defaultDataDir, prepareDataDir } from '../data-dir.js';
-import { ListenerControl } from '../http/listener-control.js';
 import { handleConsoleIpc } from './ipc.js';
 import { electronNativeBinding, NATIVE_HELP } from './native.js';
 import { registerScheme, serveRenderer } from './protocol.js';
@@ -13,7 +13,7 @@ import { APP_ORIGIN, denyPermissions, hardenApp } from './security.js';
 
 /** The desktop shell: one window over the core, the admin UI over IPC, the API listener as configured. */
 let core: Core | undefined;
-let listener: ListenerControl | undefined;
+let listener: DesktopListener | undefined;
 
 registerScheme();
 hardenApp();
@@ -67,7 +67,7 @@ app.whenReady().then(async () => {
     const source = tileImageSource(opened.settings.map().tileUrl);
     return source ? [source] : [];
   });
-  listener = new ListenerControl(opened);
+  listener = desktopListener(opened);
   handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e)));
   await listener.restore();
   createWindow();

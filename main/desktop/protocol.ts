@@ -2,7 +2,7 @@ import { net, protocol } from 'electron';
 import { statSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { contentSecurityPolicy } from '../http/console-routes.js';
+import { contentSecurityPolicy } from '../../shared/content-security-policy.js';
 import { APP_ORIGIN, APP_SCHEME } from './security.js';
 
 const isFile = (path: string): boolean => {

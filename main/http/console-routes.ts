@@ -4,6 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Answer } from '../../shared/contract.js';
+import { contentSecurityPolicy } from '../../shared/content-security-policy.js';
 import { errorBody } from '../../shared/errors.js';
 import type { ParsedBody } from './body-parsers.js';
 
@@ -27,22 +28,6 @@ const sameSecret = (given: string | undefined, token: string): boolean => {
 function authorized(request: FastifyRequest, token: string): boolean {
   const header = request.headers.authorization;
   return sameSecret(header?.startsWith('Bearer ') ? header.slice(7) : undefined, token);
-}
-
-/** The CSP of the admin UI: our own code only; tiles from the tile server as images, nothing else. */
-export function contentSecurityPolicy(tileOrigins: string[]): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    // Leaflet positions tiles and markers with inline style attributes.
-    "style-src 'self' 'unsafe-inline'",
-    `img-src 'self' data: blob: ${tileOrigins.join(' ')}`.trim(),
-    "connect-src 'self'",
-    "font-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
 }
 
 /**

@@ -23,7 +23,6 @@ if (!(seconds > 0 && seconds <= 3600)) throw new Error('--seconds must be in (0,
 if (!(Number.isInteger(connections) && connections > 0 && connections <= 1024)) throw new Error('--connections must be 1-1024');
 
 const dir = mkdtempSync(join(tmpdir(), 'poi-load-'));
-let exitCode = 1;
 try {
   const dataDir = join(dir, 'data');
   const logFile = join(dir, 'service.log');
@@ -85,12 +84,12 @@ try {
     console.log(`errors: ${result.socketErrors} socket, ${result.non2xx} non-2xx, ${result.failed} failed checks, ${internal.length} internal errors logged`);
     console.log(`serving child RSS ${memory.rssMiB.toFixed(0)} MiB (peak ${memory.peakRssMiB.toFixed(0)} MiB)`);
     for (const sample of [...result.samples, ...internal.slice(0, 5)]) console.log(`  failure: ${sample}`);
-    exitCode = failed === 0 && result.requests > 0 ? 0 : 1;
-    console.log(exitCode === 0 ? 'load: OK, no failed request' : `load: FAILED, ${failed} failed requests`);
+    const passed = failed === 0 && result.requests > 0;
+    process.exitCode = passed ? 0 : 1;
+    console.log(passed ? 'load: OK, no failed request' : `load: FAILED, ${failed} failed requests`);
   } finally {
     await service.stop();
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-process.exitCode = exitCode;

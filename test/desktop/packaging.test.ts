@@ -1,5 +1,6 @@
+import { build } from 'esbuild';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { getConfig, validateConfiguration } from 'app-builder-lib/out/util/config/config.js';
 import { describe, expect, it } from 'vitest';
 import { buildDesktop } from '../../main/build/desktop.js';
@@ -47,5 +48,44 @@ describe('the desktop bundle', () => {
     expect(files).toEqual(expect.arrayContaining(['main.mjs', 'preload.cjs']));
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     for (const f of files) expect(readFileSync(join(out, f), 'utf8'), f).not.toContain('sourceMappingURL');
+  });
+});
+
+/**
+ * The packages a built module loads: at once (`import` statements, followed through the bundle's
+ * own files), or only when some `import()` runs. Read from the built files themselves, by letting
+ * esbuild walk them again.
+ */
+async function packagesLoadedBy(entry: string): Promise<{ atStart: string[]; all: string[] }> {
+  const { metafile } = await build({ entryPoints: [entry], bundle: true, write: false, metafile: true, format: 'esm', platform: 'node', packages: 'external', logLevel: 'silent' });
+  const inputs = metafile.inputs;
+  const walk = (follow: (kind: string) => boolean): string[] => {
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const i of inputs[file]?.imports ?? []) {
+        if (!follow(i.kind)) continue;
+        if (i.external) packages.add(i.path);
+        else visit(i.path);
+      }
+    };
+    visit(relative(process.cwd(), entry));
+    return [...packages].sort();
+  };
+  return { atStart: walk((kind) => kind === 'import-statement'), all: walk(() => true) };
+}
+
+describe('the desktop bundle and the HTTP framework', () => {
+  const httpFramework = (p: string): boolean => /^(@fastify\/|(fastify|busboy)(\/|$))/.test(p);
+
+  it('starts Electron without Fastify: main.mjs loads no fastify nor @fastify/ package; the API listener is loaded when it is turned on', async () => {
+    await buildDesktop();
+    const loaded = await packagesLoadedBy(join(root, 'dist', 'desktop', 'main.mjs'));
+    expect(loaded.atStart).toContain('electron');
+    expect(loaded.atStart.filter(httpFramework)).toEqual([]);
+    // The listener is still shipped: only later.
+    expect(loaded.all).toContain('fastify');
   });
 });

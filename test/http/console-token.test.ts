@@ -40,7 +40,7 @@ describe('the console token of a data folder', () => {
     const token = tokenIn(first.url);
     await first.stop();
     const second = await start(dir);
-    let rotated = '';
+    let rotated: string;
     try {
       expect(tokenIn(second.url)).toBe(token);
       expect(await status(second, token)).toBe(200);
