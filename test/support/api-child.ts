@@ -6,7 +6,8 @@ import { createCore } from '../../main/core/service.js';
  * limit, with prlimit) or to load its event loop without loading their own:
  * `node --import tsx test/support/api-child.ts '<ApiServerOptions JSON>' [DENSE]`.
  * DENSE POIs are packed within a few hundred metres of (48.85, 2.35), and one POI stands apart.
- * Prints one JSON line `{port, admin, poi}` once listening; stops on SIGTERM.
+ * Prints one JSON line `{port, admin, poi}` once listening, then an `ANSWERED {path, end, ms}` line
+ * per answered request; stops on SIGTERM.
  */
 const options = JSON.parse(process.argv[2] ?? '{}') as ApiServerOptions;
 const dense = Number(process.argv[3] ?? 0);
@@ -23,6 +24,9 @@ if (dense > 0) {
 }
 const server = new ApiServer(core, { port: 0, ...options });
 server.on('error', (e) => console.error(`child error: ${e.message}`));
+// The server's own account of each answered request: when it was answered (the wall clock, which
+// the test process shares), so a test can tell what the server did when, however busy it is.
+server.on('request', (r) => console.log(`ANSWERED ${JSON.stringify({ path: r.path, end: Date.now(), ms: r.ms })}`));
 const { port } = await server.start();
 console.log(JSON.stringify({ port, admin: client.admin_token, poi }));
 process.once('SIGTERM', () => void server.stop().then(() => process.exit(0)));
