@@ -27,15 +27,30 @@ export const missing = (parameter: string): ServiceError =>
 export const invalid = (parameter: string, reason: string): ServiceError =>
   new ServiceError('INVALID_PARAMETER', `${parameter} ${reason}`, parameter);
 
-/** The first failed rule of a zod schema keyed by wire names, as the error a client sees. */
-export function fromZod(error: ZodError): ServiceError {
+/** What the input holds at a path, undefined when any step is missing. */
+function at(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const step of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[step];
+  }
+  return value;
+}
+
+/**
+ * The first failed rule of a zod schema keyed by wire names, as the error a client sees. `input`
+ * is what was checked: what it holds at the failing path tells a missing parameter (absent) from
+ * an empty one (null) and from a wrong one (zod does not repeat the input in its issues).
+ */
+export function fromZod(error: ZodError, input?: unknown): ServiceError {
   const issue = error.issues[0];
   // The last named step of the path: `categories` in ['fields', 'categories', 0].
   const named = issue?.path.filter((step): step is string => typeof step === 'string') ?? [];
   const parameter = named.length > 0 ? named[named.length - 1]! : 'input';
-  if (issue?.code === 'invalid_type' && issue.input === undefined) return missing(parameter);
+  const given = issue ? at(input, issue.path) : undefined;
+  if (issue?.code === 'invalid_type' && given === undefined) return missing(parameter);
   // An empty wire value arrives as null: say so plainly instead of zod's type talk.
-  if (issue?.code === 'invalid_type' && issue.input === null) return invalid(parameter, 'must not be empty');
+  if (issue?.code === 'invalid_type' && given === null) return invalid(parameter, 'must not be empty');
   if (issue?.code === 'custom' && issue.params?.['missing'] === true) {
     return new ServiceError('MISSING_PARAMETER', `${parameter} ${issue.message}`, parameter);
   }
@@ -45,7 +60,7 @@ export function fromZod(error: ZodError): ServiceError {
 /** Parses with a schema and turns a failure into INVALID_PARAMETER / MISSING_PARAMETER. */
 export function validate<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: ZodError } }, input: unknown): T {
   const result = schema.safeParse(input);
-  if (!result.success) throw fromZod(result.error);
+  if (!result.success) throw fromZod(result.error, input);
   return result.data;
 }
 

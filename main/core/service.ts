@@ -1,6 +1,7 @@
 import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './abuse.js';
-import { MembershipApi } from './api/membership.js';
-import { PoiApi } from './api/poi-api.js';
+import type { Access } from '../../shared/api/operations.js';
+import { resolveCaller, type CallerOf, type Credentials } from './api/caller.js';
+import { apiHandlers, type ApiHandlers } from './api/handlers.js';
 import { Categories } from './categories.js';
 import { ChangeLog } from './changes/change-log.js';
 import { Clients } from './clients.js';
@@ -47,11 +48,13 @@ export interface Core {
   warnings: WarningStore;
   settings: SettingsStore;
   geocoder: Geocoder;
-  membership: MembershipApi;
   changes: ChangeLog;
   /** The one write path (group commit, change log's actor). */
   writes: WritePath;
-  poiApi: PoiApi;
+  /** The platform's API (shared/api/operations.ts): one function per operation, given its caller and checked input. */
+  api: ApiHandlers;
+  /** Who is asking an operation of the API, checked against its access level. */
+  resolveCaller<A extends Access>(access: A, creds: Credentials): CallerOf<A>;
   /**
    * Runs synchronous reads in one read transaction. In WAL mode each statement outside a
    * transaction takes and drops the read lock on its own; one request's handful of statements
@@ -95,10 +98,10 @@ export function createCore(options: CoreOptions): Core {
     warnings,
     settings: new SettingsStore(db, writes),
     geocoder,
-    membership: new MembershipApi(clients, members, tokens, abuse),
     changes,
     writes,
-    poiApi: new PoiApi(writes, tokens, pois, queries, store, categories, warnings, changes),
+    api: apiHandlers({ writes, tokens, members, abuse, pois, queries, store, categories, warnings, changes }),
+    resolveCaller: (access, creds) => resolveCaller(tokens, clients, access, creds),
     read: <T>(work: () => T): T => readTx.deferred(work) as T,
     close: () => db.close(),
   };

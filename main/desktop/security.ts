@@ -17,7 +17,7 @@ export const isOwn = (url: string): boolean => url.startsWith(`${APP_ORIGIN}/`);
  */
 export function openExternalLink(input: unknown, userActivated: boolean): Answer<OkBody> {
   const parsed = operations['app.openExternal'].safeParse(input ?? {});
-  if (!parsed.success) return { ok: false, error: fromZod(parsed.error).toBody() };
+  if (!parsed.success) return { ok: false, error: fromZod(parsed.error, input ?? {}).toBody() };
   const decision = externalLink(parsed.data.url, userActivated);
   if (!decision.open) return { ok: false, error: errorBody('FORBIDDEN', decision.reason, 'url') };
   void shell.openExternal(decision.url);

@@ -7,13 +7,10 @@ import { ServiceError, storageError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ParsedBody } from './body-parsers.js';
 import { jsonEntries, registerBodyParsers } from './body-parsers.js';
-import { HeavyLane } from './heavy-lane.js';
 import { defaultConnectionLimits, guardConnections, type ConnectionLimits } from './connection-guard.js';
 import { WireParams, parseUrlEncoded } from './params.js';
-import { resolveRoute, type Route } from './router.js';
 import { mountConsole, type ConsoleOptions } from './console-routes.js';
-import { poiRoutes } from './routes/pois.js';
-import { userRoutes } from './routes/users.js';
+import { ApiRunner, resolveOperation } from './api-runner.js';
 
 export interface ApiServerOptions {
   /** 127.0.0.1 unless told otherwise: exposing the API to the network is a choice. */
@@ -86,15 +83,14 @@ function toErrorBody(error: unknown): { body: ErrorBody; retryAfter?: number; in
 /** The local HTTP listener: the service's API over the core, with start/stop and typed events. */
 export class ApiServer extends EventEmitter<ApiServerEvents> {
   private app: FastifyInstance | undefined;
-  private readonly routes: Route[];
-  private readonly heavy = new HeavyLane();
+  private readonly runner: ApiRunner;
 
   constructor(
-    private readonly core: Core,
+    core: Core,
     private readonly options: ApiServerOptions = {},
   ) {
     super();
-    this.routes = [...userRoutes(core), ...poiRoutes(core)];
+    this.runner = new ApiRunner(core);
   }
 
   /**
@@ -169,7 +165,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       let body = errorBody('NOT_FOUND', 'no such operation');
       if (this.options.api !== false) {
         try {
-          resolveRoute(this.routes, request.method, (request.raw.url ?? '/').split('?')[0]!);
+          resolveOperation(request.method, (request.raw.url ?? '/').split('?')[0]!);
         } catch (error) {
           if (error instanceof ServiceError) body = error.toBody();
         }
@@ -191,18 +187,11 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       const url = request.raw.url ?? '/';
       const q = url.indexOf('?');
       const pathname = q === -1 ? url : url.slice(0, q);
-      const { handler, needsToken, read, heavy, args } = resolveRoute(this.routes, request.method, pathname);
+      const operation = resolveOperation(request.method, pathname);
       const body = request.body as ParsedBody | undefined;
       const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
       const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), entries);
-      const run = (): unknown => {
-        // Who is asking comes before what they ask: a bad token is a 401 whatever the parameters.
-        // Resolved once: the operation reads the principal from the params.
-        if (needsToken) params.principal = this.core.tokens.resolve(params.text('access_token'));
-        return handler({ params, args, origin: request.ip });
-      };
-      const answer = (): unknown => (read ? this.core.read(run) : run());
-      return heavy ? this.heavy.run(answer) : answer();
+      return this.runner.run(operation, params, request.ip);
     });
     return app;
   }

@@ -79,18 +79,21 @@ export const loginInput = z.object({
 export type LoginInput = Loose<z.input<typeof loginInput>>;
 
 /** Absent means unchanged; null (an empty wire value) clears gender or birthday. */
-export const updateMemberInput = z
-  .object({
-    pwd: password.optional(),
-    oldpwd: z.string().max(300, 'is too long').optional(),
-    gender: gender.nullish(),
-    birthday: birthday.nullish(),
-  })
-  .superRefine((v, ctx) => {
-    if (v.pwd !== undefined && v.oldpwd === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['oldpwd'], message: 'is required to change pwd', params: { missing: true } });
-    }
-  });
+export const updateMemberFields = {
+  pwd: password.optional(),
+  oldpwd: z.string().max(300, 'is too long').optional(),
+  gender: gender.nullish(),
+  birthday: birthday.nullish(),
+};
+
+/** A new pwd needs the old one. */
+export function oldPasswordWithNew(v: { pwd?: string | undefined; oldpwd?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (v.pwd !== undefined && v.oldpwd === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['oldpwd'], message: 'is required to change pwd', params: { missing: true } });
+  }
+}
+
+export const updateMemberInput = z.object(updateMemberFields).superRefine(oldPasswordWithNew);
 export type UpdateMemberInput = Loose<z.input<typeof updateMemberInput>>;
 
 export const MAX_PAGE_SIZE = 1000;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addressKey } from '../../main/core/abuse.js';
 import { argon2Hasher, type PasswordHasher } from '../../main/core/passwords.js';
 import { createCore } from '../../main/core/service.js';
-import { testCore } from '../support/core.js';
+import { invokeApi, testCore } from '../support/core.js';
 import { startTestServer, type TestServer } from '../support/http.js';
 
 let t: TestServer | undefined;
@@ -151,13 +151,13 @@ describe('what a restart keeps', () => {
     const first = createCore({ file, limits });
     const c = first.clients.create({ name: 'Demo' });
     await first.members.register(c.client_id, { username: 'victim01', pwd: 'secret1', email: 'v@example.com' });
-    for (let i = 0; i < 3; i++) await expect(first.membership.login(c.client_id, { username: 'victim01', pwd: 'nope' }, '10.0.0.1')).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+    for (let i = 0; i < 3; i++) await expect(invokeApi(first, 'users.login', { apiKey: c.client_id, origin: '10.0.0.1' }, { username: 'victim01', pwd: 'nope' })).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
     const beside = createCore({ file, limits });
-    await expect(beside.membership.login(c.client_id, { username: 'victim01', pwd: 'secret1' }, '10.0.0.2')).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    await expect(invokeApi(beside, 'users.login', { apiKey: c.client_id, origin: '10.0.0.2' }, { username: 'victim01', pwd: 'secret1' })).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
     beside.close();
     first.close();
     const restarted = createCore({ file, limits });
-    await expect(restarted.membership.login(c.client_id, { username: 'victim01', pwd: 'secret1' }, '10.0.0.3')).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    await expect(invokeApi(restarted, 'users.login', { apiKey: c.client_id, origin: '10.0.0.3' }, { username: 'victim01', pwd: 'secret1' })).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
     expect(restarted.db.prepare('SELECT count(*) FROM attempt_counts').pluck().get()).toBeGreaterThan(0);
     // Keys are digests: the usernames and addresses tried are not kept in clear.
     const keys = restarted.db.prepare('SELECT key FROM attempt_counts').pluck().all() as Buffer[];
@@ -174,7 +174,7 @@ describe('remote addresses', () => {
     expect(addressKey('192.0.2.7')).not.toBe(addressKey('192.0.2.8'));
     const core = testCore({ limits: { ...limits, loginFailuresPerAddress: { points: 2, seconds: 600 } } });
     const c = core.clients.create({ name: 'Demo' });
-    const login = (address: string, username: string) => core.membership.login(c.client_id, { username, pwd: 'nope' }, address);
+    const login = (address: string, username: string) => invokeApi(core, 'users.login', { apiKey: c.client_id, origin: address }, { username, pwd: 'nope' });
     await expect(login('2001:db8:1:2::1', 'someone01')).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
     await expect(login('2001:db8:1:2:ffff:ffff:ffff:ffff', 'someone02')).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
     await expect(login('2001:db8:1:2::abcd', 'someone03')).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHAPES, exchange, nastyText, numberCaseArb, render, requestArb, shapeFor, wellFormed, wireBytes, type BodyKind, type Part, type Req, type Wire } from '../support/arbitraries.js';
 import { poiFixture, type Fixture } from '../support/fixture.js';
+import { invokeApi } from '../support/core.js';
 import { rawRequest } from '../support/raw-http.js';
 
 /**
@@ -71,10 +72,10 @@ async function ensureWorld(): Promise<void> {
     w.victim = (await core.members.register(w.apiKey, { username: `victim${++spawned}x`, pwd: 'secret1', email: `victim${spawned}@example.net` })).member.id;
   }
   if (!core.db.prepare('SELECT 1 FROM pois WHERE id = ?').get(w.poi)) {
-    w.poi = (await core.poiApi.add(w.admin, { lat: 40.4169, lng: -3.7035, name: 'Puerta del Sol', categories: [7] })).id;
+    w.poi = (await invokeApi(core, 'pois.add', { accessToken: w.admin }, { lat: 40.4169, lng: -3.7035, name: 'Puerta del Sol', categories: [7] })).id;
   }
   const category = core.db.prepare<[number], { deleted_at: number | null }>('SELECT deleted_at FROM categories WHERE id = ?').get(w.category);
-  if (!category || category.deleted_at !== null) w.category = core.poiApi.addCategory(w.admin, 'Fuzzed').Id;
+  if (!category || category.deleted_at !== null) w.category = (await invokeApi(core, 'categories.add', { accessToken: w.admin }, { desc: 'Fuzzed' })).Id;
 }
 
 /** Replaces `⟦ADMIN⟧`, `⟦POI:upper⟧`... by live values; `⟦FRESH⟧` is a new member token each time. */

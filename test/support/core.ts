@@ -1,3 +1,7 @@
+import type { z } from 'zod';
+import { API, type ApiName, type ApiReply } from '../../shared/api/operations.js';
+import type { Credentials } from '../../main/core/api/caller.js';
+import { validate } from '../../main/core/errors.js';
 import { createCore, type Core, type CoreOptions } from '../../main/core/service.js';
 import type { Clock } from '../../main/core/clock.js';
 
@@ -17,4 +21,14 @@ export function testCore(options: Partial<CoreOptions> = {}): Core & { clock: Pi
   const clock = options.clock instanceof PinnedClock ? options.clock : new PinnedClock();
   const core = createCore({ file: ':memory:', ...options, clock });
   return Object.assign(core, { clock });
+}
+
+/**
+ * One operation of the API as the listener runs it, without HTTP: the caller resolved from the
+ * credentials and checked against the operation's access level, the input checked by its schema.
+ */
+export async function invokeApi<K extends ApiName>(core: Core, name: K, creds: Omit<Credentials, 'origin'> & { origin?: string }, input: z.input<(typeof API)[K]['input']>): Promise<ApiReply<K>> {
+  const caller = core.resolveCaller(API[name].access, { origin: '127.0.0.1', ...creds });
+  const handler = core.api[name] as (caller: unknown, input: unknown) => ApiReply<K> | Promise<ApiReply<K>>;
+  return handler(caller, validate<unknown>(API[name].input, input));
 }

@@ -17,7 +17,7 @@ export async function dispatch(
 ): Promise<Answer<unknown>> {
   if (!isOpName(op)) return { ok: false, error: errorBody('NOT_FOUND', `no console operation ${op}`) };
   const parsed = operations[op].safeParse(input ?? {});
-  if (!parsed.success) return { ok: false, error: fromZod(parsed.error).toBody() };
+  if (!parsed.success) return { ok: false, error: fromZod(parsed.error, input ?? {}).toBody() };
   // The map is typed per operation; here the operation is only known at run time.
   const handler = handlers[op] as (valid: unknown) => unknown;
   try {

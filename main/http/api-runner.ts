@@ -1,0 +1,95 @@
+import { API, type ApiName, type ApiOperation, type Verb } from '../../shared/api/operations.js';
+import { ServiceError, validate } from '../core/errors.js';
+import type { Core } from '../core/service.js';
+import { HeavyLane } from './heavy-lane.js';
+import type { WireParams } from './params.js';
+import { wireInput, wireKeys } from './wire-input.js';
+
+interface Route {
+  name: ApiName;
+  operation: ApiOperation;
+  pattern: RegExp;
+  /** The names of the path parameters, in the pattern's capture order. */
+  pathNames: string[];
+  keys: ReturnType<typeof wireKeys>;
+}
+
+/** `users/{id}/show` -> /^users\/([^/]+)\/show$/ and ['id']. */
+function compile(name: ApiName, operation: ApiOperation): Route {
+  const pathNames: string[] = [];
+  const source = operation.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      pathNames.push(param[1]!);
+      return '([^/]+)';
+    })
+    .join('\\/');
+  return { name, operation, pattern: new RegExp(`^${source}$`), pathNames, keys: wireKeys(operation.input) };
+}
+
+const ROUTES: readonly Route[] = (Object.keys(API) as ApiName[]).map((name) => compile(name, API[name]));
+
+const SHAPE = /^\/([^/]*)\/(.+)\.([^/.]*)$/;
+export const SUPPORTED_VERSION = '1';
+
+function decodeSegment(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new ServiceError('MALFORMED_REQUEST', 'the path has a malformed percent-encoding');
+  }
+}
+
+export interface Resolved {
+  route: Route;
+  pathArgs: Record<string, string>;
+}
+
+/** The operation at `/{version}/<resource>.{format}` for this verb, or the error that says why not. */
+export function resolveOperation(method: string, pathname: string): Resolved {
+  const shape = SHAPE.exec(pathname);
+  if (!shape) throw new ServiceError('NOT_FOUND', 'paths look like /1/<resource>.json');
+  const [, version, resource, format] = shape as unknown as [string, string, string, string];
+  if (version !== SUPPORTED_VERSION) throw new ServiceError('UNSUPPORTED_VERSION', `API version ${version} is not supported; use 1`);
+  if (format.toLowerCase() !== 'json') throw new ServiceError('UNSUPPORTED_FORMAT', `format ${format} is not available; use json`);
+  const atPath = ROUTES.map((route) => ({ route, match: route.pattern.exec(resource) })).filter((r) => r.match !== null);
+  if (atPath.length === 0) throw new ServiceError('NOT_FOUND', `no operation at /${version}/${resource}.${format}`);
+  // HEAD is GET without the body, so only where GET only reads: a HEAD must never write.
+  const found = atPath.find(({ route }) =>
+    method === 'HEAD' ? route.operation.reads && route.operation.verbs.includes('GET') : route.operation.verbs.includes(method as Verb),
+  );
+  if (!found) {
+    const verbs = [...new Set(atPath.flatMap(({ route }) => route.operation.verbs))];
+    throw new ServiceError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${verbs.join(' or ')}`);
+  }
+  const captured = found.match!.slice(1).map(decodeSegment);
+  return { route: found.route, pathArgs: Object.fromEntries(found.route.pathNames.map((n, i) => [n, captured[i]!])) };
+}
+
+/**
+ * Runs one operation of the API table: who is asking first (a bad token is a 401 whatever the
+ * parameters), then the input built from the wire by the schema's keys and checked once, then
+ * the core's one function for it. Reads run in one read transaction; heavy ones take turns.
+ */
+export class ApiRunner {
+  private readonly heavy = new HeavyLane();
+
+  constructor(private readonly core: Core) {}
+
+  run({ route, pathArgs }: Resolved, params: WireParams, origin: string): unknown {
+    const answer = (): unknown => {
+      const caller = this.core.resolveCaller(route.operation.access, {
+        accessToken: params.text('access_token'),
+        apiKey: params.text('api_key'),
+        origin,
+      });
+      const input = validate(route.operation.input, wireInput(route.keys, params, pathArgs));
+      const handler = this.core.api[route.name] as (caller: unknown, input: unknown) => unknown;
+      return handler(caller, input);
+    };
+    const inTransaction = (): unknown => (route.operation.reads ? this.core.read(answer) : answer());
+    return route.operation.heavy ? this.heavy.run(inTransaction) : inTransaction();
+  }
+}

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { GENDERS } from '../schemas/members.js';
+import { WARNING_TYPES } from '../schemas/pois.js';
+
+/**
+ * The replies of the platform's API (spec section 2 and api-extensions.md), exactly as clients
+ * receive them: one declaration, from which the TypeScript types (shared/wire.ts) and the
+ * OpenAPI document derive, and against which the tests check real replies.
+ */
+
+/** ISO 8601 with offset, as the service writes it: `2026-01-15T12:00:00.000+00:00`. */
+const timestamp = z.string().meta({ format: 'date-time', example: '2026-01-15T12:00:00.000+00:00' });
+const uuid = z.string().meta({ format: 'uuid' });
+
+export const okReply = z.object({ code: z.literal(200), description: z.literal('OK') }).meta({ id: 'Ok' });
+
+export const errorReply = z
+  .object({
+    code: z.number().int(),
+    description: z.string().meta({ example: 'EXCEPTION_INVALID_PARAMETER' }),
+    message: z.string().optional(),
+    parameter: z.string().optional(),
+    retry_after: z.number().int().optional(),
+  })
+  .meta({ id: 'Error' });
+
+export const device = z.object({ id: z.number().int(), name: z.string(), model: z.number().int(), islogical: z.boolean() });
+
+export const accreditation = z.object({
+  expirationtime: timestamp.nullable(),
+  client_id: z.string(),
+  /** The token issued by this reply; null when the reply issues none (show, list). */
+  access_token: z.string().nullable(),
+  refresh_token: z.null(),
+  visibledevices: z.array(device),
+});
+
+export const userReply = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    /** null when the caller may not see it (a member looking at another member). */
+    email: z.string().nullable(),
+    email_verified: z.boolean().nullable(),
+    register: timestamp,
+    provider: z.null(),
+    profile: z.object({ birthday: z.string().nullable(), gender: z.enum(GENDERS) }),
+    ugroup: z.array(z.never()),
+    accreditation,
+  })
+  .meta({ id: 'User' });
+
+/** Spec 2.2. The capitalised names are the platform's own. */
+export const categoryReply = z
+  .object({ Id: z.number().int(), Description: z.string(), is_system_category: z.boolean() })
+  .meta({ id: 'Category' });
+
+/** Spec 2.3: open reports of each type. */
+export const warningCounts = z.object({
+  closed: z.number().int(),
+  duplicated: z.number().int(),
+  wrong_indicator: z.number().int(),
+  wrong_info: z.number().int(),
+});
+
+/** Spec 2.1, every field present (null where empty): the old SDK refuses a reply without one. */
+export const poiReply = z
+  .object({
+    id: z.number().int(),
+    /** Stable across copies of the data (history, sync); old clients ignore it. */
+    uuid,
+    name: z.string(),
+    description: z.string().nullable(),
+    latitude: z.number(),
+    longitude: z.number(),
+    elevation: z.number().nullable(),
+    accuracy: z.number().nullable(),
+    vaccuracy: z.number().nullable(),
+    registertime: timestamp,
+    categories: z.array(categoryReply),
+    address: z.string().nullable(),
+    cross_street: z.string().nullable(),
+    city: z.string().nullable(),
+    country: z.string().nullable(),
+    postal_code: z.string().nullable(),
+    phone: z.string().nullable(),
+    twitter: z.string().nullable(),
+    last_update: timestamp,
+    warnings: warningCounts,
+  })
+  .meta({ id: 'Poi' });
+
+/**
+ * What a WRONG_INDICATOR or WRONG_INFO report proposes, in the POI reply's names and shapes (the
+ * old SDK parses it with its POI parser): null where nothing was proposed, `categories` always
+ * an array.
+ */
+export const warningProposal = z
+  .object({
+    /** The report's id. */
+    id: z.number().int(),
+    latitude: z.number().nullable(),
+    longitude: z.number().nullable(),
+    accuracy: z.number().nullable(),
+    vaccuracy: z.number().nullable(),
+    elevation: z.number().nullable(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    address: z.string().nullable(),
+    cross_street: z.string().nullable(),
+    city: z.string().nullable(),
+    country: z.string().nullable(),
+    postal_code: z.string().nullable(),
+    phone: z.string().nullable(),
+    twitter: z.string().nullable(),
+    categories: z.array(categoryReply),
+  })
+  .meta({ id: 'WarningProposal' });
+
+export const warningReply = z
+  .object({
+    id: z.number().int(),
+    poi_id: z.number().int(),
+    type: z.enum(WARNING_TYPES),
+    /** The reporting member; null when the administrator reported it or the member was deleted. */
+    user_id: z.string().nullable(),
+    timestamp,
+    /** null for CLOSED and DUPLICATED. */
+    data: warningProposal.nullable(),
+  })
+  .meta({ id: 'Warning' });
+
+/**
+ * The POI as the warnings list shows it: the old SDK reads these camelCase names in this one
+ * reply (and the snake_case ones everywhere else), so this reply carries both.
+ */
+export const warningListPoi = poiReply
+  .extend({
+    crossStreet: z.string().nullable(),
+    postalCode: z.string().nullable(),
+    lastUpdate: timestamp,
+    warnings: warningCounts.extend({ wrongIndicator: z.number().int(), wrongInfo: z.number().int() }),
+  })
+  .meta({ id: 'WarningListPoi' });
+
+export const warningGroup = z.object({ current: warningListPoi, warnings: z.array(warningReply) }).meta({ id: 'WarningGroup' });
+
+/** One entry of the change log: what changed, from what to what, who did it and when. */
+export const changeReply = z
+  .object({
+    /** The log's sequence number: later changes have higher numbers. */
+    seq: z.number().int(),
+    at: timestamp,
+    /** client, member, token, poi, poi_category, category, warning, setting. */
+    entity: z.string(),
+    id: z.string(),
+    uuid: uuid.nullable(),
+    op: z.enum(['create', 'update', 'delete']),
+    /** Each changed field: [old value, new value] (null for a create's old and a delete's new values). */
+    fields: z.record(z.string(), z.tuple([z.unknown(), z.unknown()])),
+    /** Who: a member (its id), the client's administrator, the console's operator, an import, a sync, or the service itself. */
+    actor: z.object({ kind: z.enum(['member', 'administrator', 'console', 'import', 'sync', 'system']), id: z.string().nullable() }),
+  })
+  .meta({ id: 'Change' });
