@@ -84,7 +84,7 @@ const NODE_GLOBALS = ['process', 'Buffer', 'require', '__dirname', '__filename',
 const banGlobals = (/** @type {string[]} */ names, /** @type {string} */ message) => names.map((name) => ({ name, message }));
 
 export default defineConfig(
-  { ignores: ['dist/', 'out/', 'node_modules/', 'test/results/', 'test/bench/results/'] },
+  { ignores: ['dist/', 'out/', 'node_modules/', 'test/results/', 'scratch/', 'test/bench/results/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

@@ -10,6 +10,7 @@ import { jsonEntries, registerBodyParsers } from './body-parsers.js';
 import { defaultConnectionLimits, guardConnections, type ConnectionLimits } from './connection-guard.js';
 import { WireParams, parseUrlEncoded } from './params.js';
 import { mountConsole, type ConsoleOptions } from './console-routes.js';
+import { mountApiDescription } from './api-description.js';
 import { ApiRunner, resolveOperation } from './api-runner.js';
 
 export interface ApiServerOptions {
@@ -183,6 +184,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     });
     if (this.options.console) await mountConsole(app, this.options.console);
     if (this.options.api === false) return app;
+    await mountApiDescription(app);
     app.all('*', async (request) => {
       const url = request.raw.url ?? '/';
       const q = url.indexOf('?');

@@ -12,7 +12,7 @@ import { WARNING_TYPES } from '../schemas/pois.js';
 const timestamp = z.string().meta({ format: 'date-time', example: '2026-01-15T12:00:00.000+00:00' });
 const uuid = z.string().meta({ format: 'uuid' });
 
-export const okReply = z.object({ code: z.literal(200), description: z.literal('OK') }).meta({ id: 'Ok' });
+export const okReply = z.object({ code: z.literal(200), description: z.literal('OK') });
 
 export const errorReply = z
   .object({
@@ -21,8 +21,7 @@ export const errorReply = z
     message: z.string().optional(),
     parameter: z.string().optional(),
     retry_after: z.number().int().optional(),
-  })
-  .meta({ id: 'Error' });
+  });
 
 export const device = z.object({ id: z.number().int(), name: z.string(), model: z.number().int(), islogical: z.boolean() });
 
@@ -47,13 +46,11 @@ export const userReply = z
     profile: z.object({ birthday: z.string().nullable(), gender: z.enum(GENDERS) }),
     ugroup: z.array(z.never()),
     accreditation,
-  })
-  .meta({ id: 'User' });
+  });
 
 /** Spec 2.2. The capitalised names are the platform's own. */
 export const categoryReply = z
-  .object({ Id: z.number().int(), Description: z.string(), is_system_category: z.boolean() })
-  .meta({ id: 'Category' });
+  .object({ Id: z.number().int(), Description: z.string(), is_system_category: z.boolean() });
 
 /** Spec 2.3: open reports of each type. */
 export const warningCounts = z.object({
@@ -87,8 +84,7 @@ export const poiReply = z
     twitter: z.string().nullable(),
     last_update: timestamp,
     warnings: warningCounts,
-  })
-  .meta({ id: 'Poi' });
+  });
 
 /**
  * What a WRONG_INDICATOR or WRONG_INFO report proposes, in the POI reply's names and shapes (the
@@ -114,8 +110,7 @@ export const warningProposal = z
     phone: z.string().nullable(),
     twitter: z.string().nullable(),
     categories: z.array(categoryReply),
-  })
-  .meta({ id: 'WarningProposal' });
+  });
 
 export const warningReply = z
   .object({
@@ -127,8 +122,7 @@ export const warningReply = z
     timestamp,
     /** null for CLOSED and DUPLICATED. */
     data: warningProposal.nullable(),
-  })
-  .meta({ id: 'Warning' });
+  });
 
 /**
  * The POI as the warnings list shows it: the old SDK reads these camelCase names in this one
@@ -140,10 +134,9 @@ export const warningListPoi = poiReply
     postalCode: z.string().nullable(),
     lastUpdate: timestamp,
     warnings: warningCounts.extend({ wrongIndicator: z.number().int(), wrongInfo: z.number().int() }),
-  })
-  .meta({ id: 'WarningListPoi' });
+  });
 
-export const warningGroup = z.object({ current: warningListPoi, warnings: z.array(warningReply) }).meta({ id: 'WarningGroup' });
+export const warningGroup = z.object({ current: warningListPoi, warnings: z.array(warningReply) });
 
 /** One entry of the change log: what changed, from what to what, who did it and when. */
 export const changeReply = z
@@ -160,5 +153,18 @@ export const changeReply = z
     fields: z.record(z.string(), z.tuple([z.unknown(), z.unknown()])),
     /** Who: a member (its id), the client's administrator, the console's operator, an import, a sync, or the service itself. */
     actor: z.object({ kind: z.enum(['member', 'administrator', 'console', 'import', 'sync', 'system']), id: z.string().nullable() }),
-  })
-  .meta({ id: 'Change' });
+  });
+
+/** The replies that are components of their own in the OpenAPI document, by name. */
+export const NAMED_REPLIES = {
+  Ok: okReply,
+  Error: errorReply,
+  User: userReply,
+  Category: categoryReply,
+  Poi: poiReply,
+  Warning: warningReply,
+  WarningProposal: warningProposal,
+  WarningListPoi: warningListPoi,
+  WarningGroup: warningGroup,
+  Change: changeReply,
+} as const satisfies Record<string, z.ZodType>;
