@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { POI_FIELDS } from '../poi-fields.js';
 import { GENDERS } from '../schemas/members.js';
 import { WARNING_TYPES } from '../schemas/pois.js';
 
@@ -60,57 +61,44 @@ export const warningCounts = z.object({
   wrong_info: z.number().int(),
 });
 
+type Field = (typeof POI_FIELDS)[number];
+type FieldSchema<F extends Field> = F['kind'] extends 'text'
+  ? F extends { required: true } ? z.ZodString : z.ZodNullable<z.ZodString>
+  : F extends { required: true } ? z.ZodNumber : z.ZodNullable<z.ZodNumber>;
+
+/** Each field of the POI table, under its reply name (built from the table; the keys are named here for the types). */
+const poiFields = Object.fromEntries(
+  POI_FIELDS.map((f) => {
+    const base = f.kind === 'text' ? z.string() : z.number();
+    return [f.reply, 'required' in f ? base : base.nullable()];
+  }),
+) as { [F in Field as F['reply']]: FieldSchema<F> };
+
 /** Spec 2.1, every field present (null where empty): the old SDK refuses a reply without one. */
-export const poiReply = z
-  .object({
-    id: z.number().int(),
-    /** Stable across copies of the data (history, sync); old clients ignore it. */
-    uuid,
-    name: z.string(),
-    description: z.string().nullable(),
-    latitude: z.number(),
-    longitude: z.number(),
-    elevation: z.number().nullable(),
-    accuracy: z.number().nullable(),
-    vaccuracy: z.number().nullable(),
-    registertime: timestamp,
-    categories: z.array(categoryReply),
-    address: z.string().nullable(),
-    cross_street: z.string().nullable(),
-    city: z.string().nullable(),
-    country: z.string().nullable(),
-    postal_code: z.string().nullable(),
-    phone: z.string().nullable(),
-    twitter: z.string().nullable(),
-    last_update: timestamp,
-    warnings: warningCounts,
-  });
+export const poiReply = z.object({
+  id: z.number().int(),
+  /** Stable across copies of the data (history, sync); old clients ignore it. */
+  uuid,
+  ...poiFields,
+  registertime: timestamp,
+  categories: z.array(categoryReply),
+  last_update: timestamp,
+  warnings: warningCounts,
+});
 
 /**
  * What a WRONG_INDICATOR or WRONG_INFO report proposes, in the POI reply's names and shapes (the
  * old SDK parses it with its POI parser): null where nothing was proposed, `categories` always
  * an array.
  */
-export const warningProposal = z
-  .object({
-    /** The report's id. */
-    id: z.number().int(),
-    latitude: z.number().nullable(),
-    longitude: z.number().nullable(),
-    accuracy: z.number().nullable(),
-    vaccuracy: z.number().nullable(),
-    elevation: z.number().nullable(),
-    name: z.string().nullable(),
-    description: z.string().nullable(),
-    address: z.string().nullable(),
-    cross_street: z.string().nullable(),
-    city: z.string().nullable(),
-    country: z.string().nullable(),
-    postal_code: z.string().nullable(),
-    phone: z.string().nullable(),
-    twitter: z.string().nullable(),
-    categories: z.array(categoryReply),
-  });
+export const warningProposal = z.object({
+  /** The report's id. */
+  id: z.number().int(),
+  ...(Object.fromEntries(POI_FIELDS.map((f) => [f.reply, (f.kind === 'text' ? z.string() : z.number()).nullable()])) as {
+    [F in Field as F['reply']]: z.ZodNullable<F['kind'] extends 'text' ? z.ZodString : z.ZodNumber>;
+  }),
+  categories: z.array(categoryReply),
+});
 
 export const warningReply = z
   .object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NUMBER_FIELDS, OPTIONAL_TEXT_FIELDS, POI_FIELDS, type NumberField, type OptionalTextField } from '../poi-fields.js';
 import type { Loose } from './members.js';
 
 /**
@@ -11,26 +12,12 @@ const codePoints = (s: string): number => [...s].length;
 const text = (max: number) =>
   z.string().refine((s) => codePoints(s) <= max, `must be at most ${max} characters`);
 
-export const TEXT_LIMITS = {
-  name: 255,
-  desc: 1024,
-  address: 255,
-  cross_street: 255,
-  city: 100,
-  country: 100,
-  postal_code: 12,
-  phone: 20,
-  twitter: 50,
-} as const;
+type TextWire = Extract<(typeof POI_FIELDS)[number], { kind: 'text' }>['wire'];
 
-export const ADDRESS_FIELDS = ['address', 'cross_street', 'city', 'country', 'postal_code'] as const;
-export type AddressField = (typeof ADDRESS_FIELDS)[number];
-
-export const OPTIONAL_TEXT_FIELDS = ['desc', ...ADDRESS_FIELDS, 'phone', 'twitter'] as const;
-export type OptionalTextField = (typeof OPTIONAL_TEXT_FIELDS)[number];
-
-export const NUMBER_FIELDS = ['accuracy', 'vaccuracy', 'elevation'] as const;
-export type NumberField = (typeof NUMBER_FIELDS)[number];
+/** The most characters of each text field (wire names), from the field table. */
+export const TEXT_LIMITS: Readonly<Record<TextWire, number>> = Object.fromEntries(
+  POI_FIELDS.flatMap((f) => (f.kind === 'text' ? [[f.wire, f.max]] : [])),
+) as Record<TextWire, number>;
 
 export const MAX_CATEGORIES_PER_POI = 50;
 
@@ -49,22 +36,15 @@ export const categoryIds = z
   .max(MAX_CATEGORIES_PER_POI, `must list at most ${MAX_CATEGORIES_PER_POI} categories`)
   .transform((ids) => [...new Set(ids)]);
 
-const optionalTextShape = {
-  desc: text(TEXT_LIMITS.desc).nullish(),
-  address: text(TEXT_LIMITS.address).nullish(),
-  cross_street: text(TEXT_LIMITS.cross_street).nullish(),
-  city: text(TEXT_LIMITS.city).nullish(),
-  country: text(TEXT_LIMITS.country).nullish(),
-  postal_code: text(TEXT_LIMITS.postal_code).nullish(),
-  phone: text(TEXT_LIMITS.phone).nullish(),
-  twitter: text(TEXT_LIMITS.twitter).nullish(),
+/** Keyed by wire name (built from the field table, so the keys are named here for the types). */
+const optionalTextShape = Object.fromEntries(OPTIONAL_TEXT_FIELDS.map((wire) => [wire, text(TEXT_LIMITS[wire]).nullish()])) as {
+  [K in OptionalTextField]: ReturnType<ReturnType<typeof text>['nullish']>;
 };
 
-const numberShape = {
-  accuracy: accuracy.nullish(),
-  vaccuracy: accuracy.nullish(),
-  elevation: elevation.nullish(),
-};
+const NUMBER_RULES = { elevation, accuracy } as const;
+const numberShape = Object.fromEntries(
+  NUMBER_FIELDS.map((wire) => [wire, NUMBER_RULES[POI_FIELDS.find((f) => f.wire === wire)!.kind === 'elevation' ? 'elevation' : 'accuracy'].nullish()]),
+) as { [K in NumberField]: ReturnType<typeof accuracy.nullish> };
 
 export const addPoiInput = z.object({
   lat,

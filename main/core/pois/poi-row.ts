@@ -1,26 +1,18 @@
-/** A row of `pois`, in the database's own column names. */
-export interface PoiRow {
+import { POI_FIELDS, type PoiFieldKind } from '../../../shared/poi-fields.js';
+
+type Field = (typeof POI_FIELDS)[number];
+type ValueOf<F extends Field> = F['kind'] extends Exclude<PoiFieldKind, 'text'>
+  ? F extends { required: true } ? number : number | null
+  : F extends { required: true } ? string : string | null;
+
+/** A row of `pois`, in the database's own column names: the field table's columns, and the row's own. */
+export type PoiRow = { [F in Field as F['column']]: ValueOf<F> } & {
   id: number;
   uuid: string;
   client_id: string;
-  name: string;
-  description: string | null;
-  lat: number;
-  lng: number;
-  elevation: number | null;
-  accuracy: number | null;
-  vaccuracy: number | null;
-  address: string | null;
-  cross_street: string | null;
-  city: string | null;
-  country: string | null;
-  postal_code: string | null;
-  phone: string | null;
-  twitter: string | null;
   created_by: string | null;
   registered_at: number;
   updated_at: number;
-}
+};
 
-export const POI_COLUMNS =
-  'id, uuid, client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at';
+export const POI_COLUMNS = ['id', 'uuid', 'client_id', ...POI_FIELDS.map((f) => f.column), 'created_by', 'registered_at', 'updated_at'].join(', ');

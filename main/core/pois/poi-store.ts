@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { FOLDED_COLUMNS, POI_FIELDS } from '../../../shared/poi-fields.js';
 import { foldText } from '../../../shared/text-fold.js';
 import type { Box } from './geo.js';
 import { POI_COLUMNS, type PoiRow } from './poi-row.js';
@@ -27,16 +28,20 @@ export interface Marker {
   name: string;
 }
 
-const fold = (text: string | null): string | null => (text === null ? null : foldText(text));
+/** The folded copies of the matched columns (`name_key`...; migration 004), written with every row. */
+const textKeys = (row: PoiRow | Omit<PoiRow, 'id'>): Record<string, string | null> => {
+  const keys: Record<string, string | null> = {};
+  for (const column of FOLDED_COLUMNS) {
+    const value = row[column];
+    keys[`${column}_key`] = typeof value === 'string' ? foldText(value) : null;
+  }
+  return keys;
+};
 
-/** The folded copies of the filtered columns (migration 004), written with every row. */
-const textKeys = (row: Pick<PoiRow, 'name' | 'description' | 'city' | 'country' | 'postal_code'>) => ({
-  name_key: foldText(row.name),
-  description_key: fold(row.description),
-  city_key: fold(row.city),
-  country_key: fold(row.country),
-  postal_code_key: fold(row.postal_code),
-});
+const FIELD_COLUMNS = POI_FIELDS.map((f) => f.column);
+const KEY_COLUMNS = FOLDED_COLUMNS.map((c) => `${c}_key`);
+const INSERTED = ['uuid', 'client_id', ...FIELD_COLUMNS, 'created_by', 'registered_at', 'updated_at', ...KEY_COLUMNS];
+const UPDATED = [...FIELD_COLUMNS, 'updated_at', ...KEY_COLUMNS];
 
 /** SQL for POIs, every statement prepared once (the `where` shapes once per shape). */
 export class PoiStore {
@@ -58,19 +63,8 @@ export class PoiStore {
   private readonly whereCache = new Map<string, Statement>();
 
   constructor(private readonly db: Database) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO pois (uuid, client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, created_by, registered_at, updated_at,
-         name_key, description_key, city_key, country_key, postal_code_key)
-       VALUES (@uuid, @client_id, @name, @description, @lat, @lng, @elevation, @accuracy, @vaccuracy, @address, @cross_street, @city, @country, @postal_code, @phone, @twitter, @created_by, @registered_at, @updated_at,
-         @name_key, @description_key, @city_key, @country_key, @postal_code_key)`,
-    );
-    this.updateStmt = db.prepare(
-      `UPDATE pois SET name = @name, description = @description, lat = @lat, lng = @lng, elevation = @elevation, accuracy = @accuracy,
-         vaccuracy = @vaccuracy, address = @address, cross_street = @cross_street, city = @city, country = @country,
-         postal_code = @postal_code, phone = @phone, twitter = @twitter, updated_at = @updated_at,
-         name_key = @name_key, description_key = @description_key, city_key = @city_key, country_key = @country_key, postal_code_key = @postal_code_key
-       WHERE id = @id AND client_id = @client_id`,
-    );
+    this.insertStmt = db.prepare(`INSERT INTO pois (${INSERTED.join(', ')}) VALUES (${INSERTED.map((c) => `@${c}`).join(', ')})`);
+    this.updateStmt = db.prepare(`UPDATE pois SET ${UPDATED.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND client_id = @client_id`);
     this.getStmt = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id = ?`);
     this.deleteStmt = db.prepare('DELETE FROM pois WHERE client_id = ? AND id = ?');
     this.clearLinks = db.prepare('DELETE FROM poi_categories WHERE poi_id = ?');

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
-  ADDRESS_FIELDS,
   addPoiInput,
   updatePoiInput,
   type AddPoiInput,
   type UpdatePoiInput,
   type ValidUpdatePoi,
 } from '../../../shared/schemas/pois.js';
+import { ADDRESS_FIELDS, POI_FIELDS } from '../../../shared/poi-fields.js';
 import type { PoiReply } from '../../../shared/wire.js';
 import type { Categories } from '../categories.js';
 import type { Clock } from '../clock.js';
@@ -23,23 +23,8 @@ import type { WarningStore } from './warnings.js';
 export const poiNotFound = (id: number): ServiceError =>
   new ServiceError('NOT_FOUND', `no POI ${id} in this client application`, 'poi');
 
-/** Wire names of update that map to a column of the same meaning. */
-const SETTABLE = [
-  ['name', 'name'],
-  ['desc', 'description'],
-  ['lat', 'lat'],
-  ['lng', 'lng'],
-  ['elevation', 'elevation'],
-  ['accuracy', 'accuracy'],
-  ['vaccuracy', 'vaccuracy'],
-  ['address', 'address'],
-  ['cross_street', 'cross_street'],
-  ['city', 'city'],
-  ['country', 'country'],
-  ['postal_code', 'postal_code'],
-  ['phone', 'phone'],
-  ['twitter', 'twitter'],
-] as const satisfies ReadonlyArray<readonly [keyof ValidUpdatePoi, keyof PoiRow]>;
+/** The wire names update takes, each with its column (the field table's). */
+const SETTABLE = POI_FIELDS.map((f) => [f.wire, f.column] as const) satisfies ReadonlyArray<readonly [keyof ValidUpdatePoi, keyof PoiRow]>;
 
 /** Add, update, read and delete POIs by the rules of spec 4.1/4.2, for one client at a time. */
 export class Pois {

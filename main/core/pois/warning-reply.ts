@@ -1,4 +1,6 @@
 import type { WarningType } from '../../../shared/schemas/pois.js';
+import { warningProposal } from '../../../shared/api/replies.js';
+import { POI_FIELDS } from '../../../shared/poi-fields.js';
 import { formatIso } from '../../../shared/time.js';
 import type { CategoryReply, PoiReply, WarningListPoi, WarningProposal, WarningReply } from '../../../shared/wire.js';
 
@@ -12,45 +14,18 @@ export interface WarningRow {
   data: string | null;
 }
 
-/** Request names of spec 4.1 that the POI reply spells otherwise (spec 2.1). */
-const REPLY_NAMES = { lat: 'latitude', lng: 'longitude', desc: 'description' } as const;
-
-const NUMBERS = ['latitude', 'longitude', 'accuracy', 'vaccuracy', 'elevation'] as const;
-const TEXTS = ['name', 'description', 'address', 'cross_street', 'city', 'country', 'postal_code', 'phone', 'twitter'] as const;
-
 function proposal(row: WarningRow, categories: (ids: readonly number[]) => CategoryReply[]): WarningProposal | null {
   if (row.type === 'CLOSED' || row.type === 'DUPLICATED') return null;
+  // Stored under the request's names (lat, desc...): given back under the reply's (latitude, description...).
   const stored = row.data === null ? {} : (JSON.parse(row.data) as Record<string, unknown>);
-  const named = new Map(Object.entries(stored).map(([k, v]) => [k in REPLY_NAMES ? REPLY_NAMES[k as keyof typeof REPLY_NAMES] : k, v]));
-  const out: WarningProposal = {
-    id: row.id,
-    latitude: null,
-    longitude: null,
-    accuracy: null,
-    vaccuracy: null,
-    elevation: null,
-    name: null,
-    description: null,
-    address: null,
-    cross_street: null,
-    city: null,
-    country: null,
-    postal_code: null,
-    phone: null,
-    twitter: null,
-    categories: [],
-  };
-  for (const key of NUMBERS) {
-    const v = named.get(key);
-    if (typeof v === 'number') out[key] = v;
+  const out: Record<string, unknown> = { id: row.id };
+  for (const f of POI_FIELDS) {
+    const value = stored[f.wire];
+    out[f.reply] = typeof value === (f.kind === 'text' ? 'string' : 'number') ? value : null;
   }
-  for (const key of TEXTS) {
-    const v = named.get(key);
-    if (typeof v === 'string') out[key] = v;
-  }
-  const ids = named.get('categories');
-  if (Array.isArray(ids)) out.categories = categories(ids.filter((id): id is number => typeof id === 'number'));
-  return out;
+  const ids = stored['categories'];
+  out['categories'] = Array.isArray(ids) ? categories(ids.filter((id): id is number => typeof id === 'number')) : [];
+  return warningProposal.parse(out);
 }
 
 /**

@@ -1,23 +1,25 @@
+import { POI_FIELDS } from '../../../shared/poi-fields';
 import type { PoiReply } from '../../../shared/wire';
 
-/** The POI form's text fields: wire name, label, and the reply field that holds the value. */
-export const TEXT_FIELDS = [
-  { key: 'name', label: 'Name', reply: 'name' },
-  { key: 'desc', label: 'Description', reply: 'description', multiline: true },
-  { key: 'address', label: 'Address', reply: 'address' },
-  { key: 'cross_street', label: 'Cross street', reply: 'cross_street' },
-  { key: 'city', label: 'City', reply: 'city' },
-  { key: 'country', label: 'Country', reply: 'country' },
-  { key: 'postal_code', label: 'Postal code', reply: 'postal_code' },
-  { key: 'phone', label: 'Phone', reply: 'phone' },
-  { key: 'twitter', label: 'Twitter', reply: 'twitter' },
-] as const satisfies ReadonlyArray<{ key: string; label: string; reply: keyof PoiReply; multiline?: boolean }>;
+type Field = (typeof POI_FIELDS)[number];
+type TextField = Extract<Field, { kind: 'text' }>;
+type NumberField = Extract<Field, { kind: 'elevation' | 'accuracy' }>;
 
-export const NUMBER_FIELDS = [
-  { key: 'elevation', label: 'Elevation', reply: 'elevation', unit: 'metres' },
-  { key: 'accuracy', label: 'Accuracy', reply: 'accuracy', unit: 'metres' },
-  { key: 'vaccuracy', label: 'Vertical accuracy', reply: 'vaccuracy', unit: 'metres' },
-] as const satisfies ReadonlyArray<{ key: string; label: string; reply: keyof PoiReply; unit: string }>;
+/** The POI form's text fields, from the field table: wire name (key), label, reply field, lines. */
+export const TEXT_FIELDS = POI_FIELDS.filter((f): f is TextField => f.kind === 'text').map((f) => ({
+  key: f.wire,
+  label: f.label,
+  reply: f.reply,
+  multiline: 'multiline' in f,
+}));
+
+/** The POI form's optional numbers, from the field table. */
+export const NUMBER_FIELDS = POI_FIELDS.filter((f): f is NumberField => f.kind === 'elevation' || f.kind === 'accuracy').map((f) => ({
+  key: f.wire,
+  label: f.label,
+  reply: f.reply,
+  unit: f.unit,
+}));
 
 export type TextKey = (typeof TEXT_FIELDS)[number]['key'];
 export type NumberKey = (typeof NUMBER_FIELDS)[number]['key'];
@@ -36,9 +38,13 @@ export interface FormValues {
 }
 
 export function emptyValues(lat: number, lng: number): FormValues {
+  const text = {} as Record<TextKey, string>;
+  for (const f of TEXT_FIELDS) text[f.key] = '';
+  const numbers = {} as Record<NumberKey, string>;
+  for (const f of NUMBER_FIELDS) numbers[f.key] = '';
   return {
-    text: { name: '', desc: '', address: '', cross_street: '', city: '', country: '', postal_code: '', phone: '', twitter: '' },
-    numbers: { elevation: '', accuracy: '', vaccuracy: '' },
+    text,
+    numbers,
     lat: lat.toFixed(6),
     lng: lng.toFixed(6),
     categories: [],
