@@ -5,7 +5,7 @@ import { dispatch } from '../core/console/dispatch.js';
 import { consoleHandlers, type Handlers } from '../core/console/handlers.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
-import type { ListenerSettings } from '../core/settings.js';
+import type { ListenerSettings } from '../core/settings/settings.js';
 import type { ConsoleOptions } from '../http/console-routes.js';
 
 /** What the console needs of the API listener, whoever runs it. */

@@ -1,36 +1,44 @@
-import { createCore } from '../core/service.js';
+import type { Input, OpName } from '../../shared/contract.js';
+import { dispatch } from '../core/console/dispatch.js';
+import { consoleHandlers } from '../core/console/handlers.js';
+import { createCore, type Core } from '../core/service.js';
 import { databasePath, type CliOptions } from './options.js';
 
-/** `client add|list|rotate-token|implicit-flow`: JSON on stdout, so scripts can read it. */
+/**
+ * `client add|list|rotate-token|implicit-flow`: the console's own operations (the same handlers,
+ * the same checks), with their answer as JSON on stdout so that scripts can read it.
+ */
 export async function runClientCommand(sub: string | undefined, options: CliOptions): Promise<number> {
   const core = createCore({ file: databasePath(options).file });
   try {
     switch (sub) {
-      case 'add': {
+      case 'add':
         if (!options.name) throw new Error('client add needs --name NAME');
-        print(core.clients.create({ name: options.name, implicitFlow: options['implicit-flow'] === true }));
+        print(await run(core, 'clients.create', { name: options.name, implicitFlow: options['implicit-flow'] === true }));
         return 0;
-      }
       case 'list':
-        print(core.clients.list());
+        print(await run(core, 'clients.list', {}));
         return 0;
-      case 'rotate-token': {
-        const id = requireClient(options);
-        print({ client_id: core.clients.summary(id).client_id, admin_token: core.clients.rotateAdminToken(id) });
+      case 'rotate-token':
+        print(await run(core, 'clients.rotateToken', { clientId: requireClient(options) }));
         return 0;
-      }
-      case 'implicit-flow': {
-        const id = requireClient(options);
+      case 'implicit-flow':
         if (options.on === options.off) throw new Error('client implicit-flow needs exactly one of --on or --off');
-        print(core.clients.setImplicitFlow(id, options.on === true));
+        print(await run(core, 'clients.setImplicitFlow', { clientId: requireClient(options), enabled: options.on === true }));
         return 0;
-      }
       default:
         throw new Error(`unknown client command ${sub ?? '(none)'}; use add, list, rotate-token or implicit-flow`);
     }
   } finally {
     core.close();
   }
+}
+
+/** One console operation; a refusal becomes the command's error message. */
+async function run<K extends OpName>(core: Core, op: K, input: Input<K>): Promise<unknown> {
+  const answer = await dispatch(consoleHandlers(core), op, input);
+  if (!answer.ok) throw new Error(`${answer.error.message ?? answer.error.description}${answer.error.parameter ? ` (${answer.error.parameter})` : ''}`);
+  return answer.value;
 }
 
 function requireClient(options: CliOptions): string {

@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS, LIMIT_NAMES, type AbuseLimits } from '../core/abuse.js';
+import { DEFAULT_LIMITS, LIMIT_NAMES, type AbuseLimits } from '../core/members/abuse.js';
 
 /** `login-user=5/900` → 5 events per 900 seconds for loginFailuresPerUser. */
 export function parseRateLimits(specs: readonly string[]): Partial<AbuseLimits> {

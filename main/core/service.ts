@@ -1,24 +1,24 @@
-import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './abuse.js';
+import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './members/abuse.js';
 import type { Access } from '../../shared/api/operations.js';
 import { resolveCaller, type CallerOf, type Credentials } from './api/caller.js';
 import { apiHandlers, type ApiHandlers } from './api/handlers.js';
-import { Categories } from './categories.js';
+import { Categories } from './categories/categories.js';
 import { ChangeLog } from './changes/change-log.js';
-import { Clients } from './clients.js';
+import { Clients } from './clients/clients.js';
 import { systemClock, type Clock } from './clock.js';
 import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/index.js';
-import { Members } from './members.js';
-import { argon2Hasher, type PasswordHasher } from './passwords.js';
+import { Members } from './members/members.js';
+import { argon2Hasher, type PasswordHasher } from './members/passwords.js';
 import { ClusterCache } from './pois/clusters.js';
 import { DataWatch } from './pois/data-watch.js';
 import { PoiStore } from './pois/poi-store.js';
 import { Pois } from './pois/pois.js';
 import { PoiQueries } from './pois/queries.js';
-import { WarningStore } from './pois/warnings.js';
-import { SettingsStore } from './settings.js';
+import { WarningStore } from './warnings/warnings.js';
+import { SettingsStore } from './settings/settings.js';
 import { openDatabase, type Database } from './store/database.js';
 import { WritePath } from './store/write-path.js';
-import { Tokens } from './tokens.js';
+import { Tokens } from './tokens/tokens.js';
 
 export interface CoreOptions {
   /** A database file path, or ':memory:'. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorBody } from '../../shared/errors.js';
-import { addressKey } from '../core/abuse.js';
+import { addressKey } from '../core/members/abuse.js';
 
 /** What one listener lets connections hold. */
 export interface ConnectionLimits {

@@ -2,7 +2,7 @@ import { networkInterfaces } from 'node:os';
 import type { ListenerStatus } from '../../shared/contract.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
-import type { ListenerSettings } from '../core/settings.js';
+import type { ListenerSettings } from '../core/settings/settings.js';
 import { portHolder } from './port-holder.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
 

@@ -1,5 +1,5 @@
 import { ServiceError, invalid } from '../core/errors.js';
-import type { Principal } from '../core/tokens.js';
+import type { Principal } from '../core/tokens/tokens.js';
 
 export type Entries = Array<[string, string]>;
 

@@ -1,4 +1,4 @@
-import { ARGON2_PARAMS } from '../../main/core/passwords.js';
+import { ARGON2_PARAMS } from '../../main/core/members/passwords.js';
 import { nodeLoad, sendJson } from './http.js';
 import type { NewClient } from './server-child.js';
 import { findWrk, luaPostForms, runWrk, type LoadResult } from './wrk.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CONSOLE } from '../../main/core/store/write-path.js';
 import { LOGGED_COLUMNS } from '../../main/core/store/migrations/008-change-log.js';
-import { hashToken } from '../../main/core/tokens.js';
+import { hashToken } from '../../main/core/tokens/tokens.js';
 import { testCore } from '../support/core.js';
 import { poiFixture } from '../support/fixture.js';
 

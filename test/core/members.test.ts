@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argon2Hasher, type PasswordHasher } from '../../main/core/passwords.js';
+import { argon2Hasher, type PasswordHasher } from '../../main/core/members/passwords.js';
 import { testCore } from '../support/core.js';
 
 /** The real argon2 hasher, counting how often each path pays for a verification. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Geocoder } from '../../main/core/geocode/geocoder.js';
-import { argon2Hasher, type PasswordHasher } from '../../main/core/passwords.js';
+import { argon2Hasher, type PasswordHasher } from '../../main/core/members/passwords.js';
 import { startTestServer, type TestServer } from '../support/http.js';
 
 /**

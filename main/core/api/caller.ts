@@ -1,7 +1,7 @@
 import type { Access } from '../../../shared/api/operations.js';
-import type { ClientRow, Clients } from '../clients.js';
+import type { ClientRow, Clients } from '../clients/clients.js';
 import { ServiceError } from '../errors.js';
-import type { Principal, Tokens } from '../tokens.js';
+import type { Principal, Tokens } from '../tokens/tokens.js';
 
 /** The credentials a request carries, and where it came from (an address, for rate limits). */
 export interface Credentials {

@@ -8,7 +8,7 @@ import {
 } from '../../../shared/schemas/pois.js';
 import { ADDRESS_FIELDS, POI_FIELDS } from '../../../shared/poi-fields.js';
 import type { PoiReply } from '../../../shared/wire.js';
-import type { Categories } from '../categories.js';
+import type { Categories } from '../categories/categories.js';
 import type { Clock } from '../clock.js';
 import { ServiceError, validate } from '../errors.js';
 import type { GeocodedAddress, Geocoder } from '../geocode/geocoder.js';
@@ -17,8 +17,8 @@ import type { PoiRow } from './poi-row.js';
 import type { PoiStore } from './poi-store.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 import { NO_WARNINGS, poiReply } from './reply.js';
-import type { Author } from '../tokens.js';
-import type { WarningStore } from './warnings.js';
+import type { Author } from '../tokens/tokens.js';
+import type { WarningStore } from '../warnings/warnings.js';
 
 export const poiNotFound = (id: number): ServiceError =>
   new ServiceError('NOT_FOUND', `no POI ${id} in this client application`, 'poi');

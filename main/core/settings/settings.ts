@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { CONSOLE, type WritePath } from './store/write-path.js';
-import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, LISTENER_SCOPES, tileUrl, type ListenerScope, type Settings } from '../../shared/contract.js';
+import { CONSOLE, type WritePath } from '../store/write-path.js';
+import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, LISTENER_SCOPES, tileUrl, type ListenerScope, type Settings } from '../../../shared/contract.js';
 
 export interface ListenerSettings {
   enabled: boolean;

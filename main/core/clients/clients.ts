@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { clientName } from '../../shared/schemas/members.js';
-import { formatIso } from '../../shared/time.js';
-import type { ClientSummary, NewClient } from '../../shared/wire.js';
-import type { Clock } from './clock.js';
-import { ServiceError, validate } from './errors.js';
-import { CONSOLE, type WritePath } from './store/write-path.js';
-import { isGuid, type Tokens } from './tokens.js';
+import { clientName } from '../../../shared/schemas/members.js';
+import { formatIso } from '../../../shared/time.js';
+import type { ClientSummary, NewClient } from '../../../shared/wire.js';
+import type { Clock } from '../clock.js';
+import { ServiceError, validate } from '../errors.js';
+import { CONSOLE, type WritePath } from '../store/write-path.js';
+import { isGuid, type Tokens } from '../tokens/tokens.js';
 
 export interface ClientRow {
   id: string;
@@ -65,6 +65,13 @@ export class Clients {
   /** api_keys are GUIDs; clients may send them upper-case. */
   find(clientId: string): ClientRow | undefined {
     return isGuid(clientId) ? this.byId.get(clientId.toLowerCase()) : undefined;
+  }
+
+  /** The id of a client application the console names, or 404. */
+  requireId(clientId: string): string {
+    const row = this.find(clientId);
+    if (!row) throw new ServiceError('NOT_FOUND', 'no such client application', 'clientId');
+    return row.id;
   }
 
   /** The client named by an api_key, or 401 INVALID_API_KEY. */

@@ -1,6 +1,6 @@
 import { formatIso } from '../../../shared/time.js';
 import type { UserReply } from '../../../shared/wire.js';
-import type { MemberRow } from '../members.js';
+import type { MemberRow } from './members.js';
 
 export interface ReplyAccreditation {
   token: string | null;

@@ -1,10 +1,10 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { categoryDescription } from '../../shared/schemas/pois.js';
-import type { CategoryReply } from '../../shared/wire.js';
-import type { Clock } from './clock.js';
-import { ServiceError, validate } from './errors.js';
-import { CONSOLE, type Actor, type WritePath } from './store/write-path.js';
+import { categoryDescription } from '../../../shared/schemas/pois.js';
+import type { CategoryReply } from '../../../shared/wire.js';
+import type { Clock } from '../clock.js';
+import { ServiceError, validate } from '../errors.js';
+import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 
 interface CategoryRow {
   id: number;

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
-import type { Clock } from './clock.js';
-import { ServiceError } from './errors.js';
-import { CONSOLE, type Actor, type WritePath } from './store/write-path.js';
+import type { Clock } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 
 export type Role = 'admin' | 'member';
 

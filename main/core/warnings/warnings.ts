@@ -1,10 +1,10 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { PROPOSED_FIELDS, type ValidAddWarning, type WarningType } from '../../../shared/schemas/pois.js';
 import type { WarningCounts, WarningReply } from '../../../shared/wire.js';
-import type { Categories } from '../categories.js';
+import type { Categories } from '../categories/categories.js';
 import type { Clock } from '../clock.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
-import { NO_WARNINGS } from './reply.js';
+import { NO_WARNINGS } from '../pois/reply.js';
 import { warningReply, type WarningRow } from './warning-reply.js';
 
 const COUNTER: Record<WarningType, keyof WarningCounts> = {

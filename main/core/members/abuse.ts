@@ -1,9 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import type { Clock } from './clock.js';
-import { ServiceError } from './errors.js';
-import { SYSTEM, type WritePath } from './store/write-path.js';
+import type { Clock } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { SYSTEM, type WritePath } from '../store/write-path.js';
 
 /** `points` attempts within `seconds`; the window starts at the first attempt. */
 export interface Limit {

@@ -8,12 +8,12 @@ import {
   type PageInput,
   type RegisterInput,
   type UpdateMemberInput,
-} from '../../shared/schemas/members.js';
-import type { Clock } from './clock.js';
-import { ServiceError, validate } from './errors.js';
+} from '../../../shared/schemas/members.js';
+import type { Clock } from '../clock.js';
+import { ServiceError, validate } from '../errors.js';
 import type { PasswordHasher } from './passwords.js';
-import { CONSOLE, type Actor, type WritePath } from './store/write-path.js';
-import type { Author, Tokens } from './tokens.js';
+import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
+import type { Author, Tokens } from '../tokens/tokens.js';
 
 export interface MemberRow {
   id: string;

@@ -1,0 +1,20 @@
+import type { CoreOp, Handlers } from '../console/handlers.js';
+import { OK_BODY } from '../../../shared/errors.js';
+import type { Core } from '../service.js';
+
+/** POIs of any client application: the map, one POI, search, add, update, delete, history. */
+export function poisConsole(core: Core): Handlers<Extract<CoreOp, `pois.${string}`>> {
+  return {
+    'pois.map': (i) => core.clusters.view(core.clients.requireId(i.clientId), i),
+    'pois.version': () => core.watch.version(),
+    'pois.get': (i) => core.pois.get(core.clients.requireId(i.clientId), i.poi),
+    'pois.add': (i) => core.pois.add(core.clients.requireId(i.clientId), null, i.fields),
+    'pois.update': (i) => core.pois.update(core.clients.requireId(i.clientId), i.fields),
+    'pois.delete': (i) => {
+      core.pois.remove(core.clients.requireId(i.clientId), i.poi);
+      return OK_BODY;
+    },
+    'pois.search': (i) => core.queries.where(core.clients.requireId(i.clientId), i.filter),
+    'pois.history': (i) => core.changes.poiHistory(core.clients.requireId(i.clientId), i.poi),
+  };
+}

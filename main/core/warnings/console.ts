@@ -1,0 +1,9 @@
+import type { CoreOp, Handlers } from '../console/handlers.js';
+import type { Core } from '../service.js';
+
+/** The reports of a POI. */
+export function warningsConsole(core: Core): Handlers<Extract<CoreOp, `warnings.${string}`>> {
+  return {
+    'warnings.list': (i) => core.warnings.list(core.clients.requireId(i.clientId), [i.poi], undefined),
+  };
+}
