@@ -129,7 +129,7 @@ export const warningGroup = z.object({ current: warningListPoi, warnings: z.arra
 /** One entry of the change log: what changed, from what to what, who did it and when. */
 export const changeReply = z
   .object({
-    /** The log's sequence number: later changes have higher numbers. */
+    /** The log's sequence number: later changes have higher numbers (never reused: the log is only appended to). */
     seq: z.number().int(),
     at: timestamp,
     /** client, member, token, poi, poi_category, category, warning, setting. */

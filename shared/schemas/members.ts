@@ -69,6 +69,7 @@ export const registerInput = z.object({
   expiresin: expiresIn.optional(),
 });
 export type RegisterInput = Loose<z.input<typeof registerInput>>;
+export type ValidRegister = z.output<typeof registerInput>;
 
 export const loginInput = z.object({
   /** The username or the e-mail: only checked against stored members, never echoed. */
@@ -95,6 +96,7 @@ export function oldPasswordWithNew(v: { pwd?: string | undefined; oldpwd?: strin
 
 export const updateMemberInput = z.object(updateMemberFields).superRefine(oldPasswordWithNew);
 export type UpdateMemberInput = Loose<z.input<typeof updateMemberInput>>;
+export type ValidUpdateMember = z.output<typeof updateMemberInput>;
 
 export const MAX_PAGE_SIZE = 1000;
 export const pageInput = z.object({
@@ -102,5 +104,6 @@ export const pageInput = z.object({
   page: z.number().int('must be an integer').min(0, 'must be 0 or more').max(1_000_000, 'is too large').default(0),
 });
 export type PageInput = Loose<z.input<typeof pageInput>>;
+export type ValidPage = z.output<typeof pageInput>;
 
 export const clientName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');

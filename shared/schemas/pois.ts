@@ -144,6 +144,7 @@ export const nearInput = z.object({
   total: total.optional(),
 });
 export type NearInput = Loose<z.input<typeof nearInput>>;
+export type ValidNear = z.output<typeof nearInput>;
 
 const filterText = (max: number) => text(max).refine((s) => s !== '', 'must not be empty');
 
@@ -157,6 +158,7 @@ export const whereInput = z.object({
   total: total.optional(),
 });
 export type WhereInput = Loose<z.input<typeof whereInput>>;
+export type ValidWhere = z.output<typeof whereInput>;
 
 /** A map viewport; west > east means it crosses the antimeridian. */
 export const viewportInput = z.object({

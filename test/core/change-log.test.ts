@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONSOLE } from '../../main/core/store/write-path.js';
-import { LOGGED_COLUMNS } from '../../main/core/store/migrations/008-change-log.js';
+import { LOGGED_COLUMNS } from '../../main/core/store/migrations/007-change-log.js';
 import { hashToken } from '../../main/core/tokens/tokens.js';
 import { testCore } from '../support/core.js';
 import { poiFixture } from '../support/fixture.js';

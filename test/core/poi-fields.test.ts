@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { poiReply } from '../../shared/api/replies.js';
 import { POI_FIELDS } from '../../shared/poi-fields.js';
 import { addPoiInput, updatePoiInput } from '../../shared/schemas/pois.js';
+import { validate } from '../../main/core/errors.js';
 import { testCore } from '../support/core.js';
 
 /** The POI field table is the one declaration: everything else must follow it (and a migration add its column). */
@@ -24,7 +25,7 @@ describe('the POI field table', () => {
     const c = core.clients.create({ name: 'Fields' }).client_id;
     const given: Record<string, string | number> = {};
     for (const f of POI_FIELDS) given[f.wire] = f.kind === 'text' ? `${f.wire}!`.slice(0, f.max) : f.kind === 'latitude' ? 12.5 : f.kind === 'longitude' ? -7.25 : 3;
-    const reply = await core.pois.add(c, null, { ...given, categories: [1], geocode: false });
+    const reply = await core.pois.add(c, null, validate(addPoiInput, { ...given, categories: [1], geocode: false }));
     for (const f of POI_FIELDS) expect({ [f.reply]: (reply as Record<string, unknown>)[f.reply] }).toEqual({ [f.reply]: given[f.wire] });
     core.close();
   });

@@ -1,9 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { z } from 'zod';
-import { categoryDescription } from '../../../shared/schemas/pois.js';
 import type { CategoryReply } from '../../../shared/wire.js';
 import type { Clock } from '../clock.js';
-import { ServiceError, validate } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 
 interface CategoryRow {
@@ -19,7 +17,6 @@ export const categoryReply = (row: Pick<CategoryRow, 'id' | 'client_id' | 'descr
   is_system_category: row.client_id === null,
 });
 
-const descInput = z.object({ desc: categoryDescription });
 
 const notFound = (id: number): ServiceError =>
   new ServiceError('NOT_FOUND', `no category ${id} in this client application`, 'category');
@@ -68,15 +65,13 @@ export class Categories {
     return (includeSystem ? this.listAll : this.listOwn).all(clientId).map(categoryReply);
   }
 
-  add(clientId: string, raw: { desc?: string | null | undefined }, actor: Actor = CONSOLE): CategoryReply {
-    const { desc } = validate(descInput, raw);
+  add(clientId: string, { desc }: { desc: string }, actor: Actor = CONSOLE): CategoryReply {
     const now = this.clock.now();
     const id = this.writes.now(actor, () => Number(this.insert.run(clientId, desc, now, now).lastInsertRowid));
     return categoryReply({ id, client_id: clientId, description: desc });
   }
 
-  update(clientId: string, id: number, raw: { desc?: string | null | undefined }, actor: Actor = CONSOLE): CategoryReply {
-    const { desc } = validate(descInput, raw);
+  update(clientId: string, id: number, { desc }: { desc: string }, actor: Actor = CONSOLE): CategoryReply {
     const row = this.editable(clientId, id);
     this.writes.now(actor, () => this.rename.run(desc, this.clock.now(), row.id));
     return categoryReply({ ...row, description: desc });

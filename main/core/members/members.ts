@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
-import {
-  pageInput,
-  registerInput,
-  updateMemberInput,
-  type Gender,
-  type PageInput,
-  type RegisterInput,
-  type UpdateMemberInput,
-} from '../../../shared/schemas/members.js';
+import type { Gender, ValidPage, ValidRegister, ValidUpdateMember } from '../../../shared/schemas/members.js';
 import type { Clock } from '../clock.js';
-import { ServiceError, validate } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import type { PasswordHasher } from './passwords.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 import type { Author, Tokens } from '../tokens/tokens.js';
@@ -99,8 +91,7 @@ export class Members {
    * `actor` is who registers: the console's operator, the client's administrator, or (`'self'`,
    * registration through the api_key) the new member.
    */
-  async register(clientId: string, raw: RegisterInput, actor: Actor | 'self' = CONSOLE): Promise<Session> {
-    const input = validate(registerInput, raw);
+  async register(clientId: string, input: ValidRegister, actor: Actor | 'self' = CONSOLE): Promise<Session> {
     this.assertFree(clientId, input.username, input.email);
     const pwdHash = await this.passwords.hash(input.pwd);
     const member: MemberRow = {
@@ -174,8 +165,7 @@ export class Members {
     return member;
   }
 
-  list(clientId: string, raw: PageInput): MemberRow[] {
-    const { count, page } = validate(pageInput, raw);
+  list(clientId: string, { count, page }: ValidPage): MemberRow[] {
     return this.page.all(clientId, count, page * count);
   }
 
@@ -187,8 +177,7 @@ export class Members {
    * `author` (absent for the console's operator) is checked again inside the write: a token
    * revoked while the passwords were being hashed refuses the change.
    */
-  async update(clientId: string, memberId: string, raw: UpdateMemberInput, author?: Author & { tokenHash: Buffer }): Promise<MemberRow> {
-    const input = validate(updateMemberInput, raw);
+  async update(clientId: string, memberId: string, input: ValidUpdateMember, author?: Author & { tokenHash: Buffer }): Promise<MemberRow> {
     const member = this.require(clientId, memberId);
     let pwdHash = member.pwd_hash;
     if (input.pwd !== undefined) {

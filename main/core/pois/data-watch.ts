@@ -2,19 +2,20 @@ import type { Database, Statement } from 'better-sqlite3';
 
 /**
  * Tells when the data under the map has changed, whoever changed it: this process, or another
- * on the same database file (a `cli serve` beside the desktop app). Triggers move one counter
- * with every change to POIs, their categories and warnings (migration 006), so the answer is
- * exact, and a commit elsewhere that touches none of them (a login) changes nothing.
+ * on the same database file (a `cli serve` beside the desktop app). Every change to POIs, their
+ * categories and warnings is in the change log (migration 007); the last one's sequence number
+ * is one index entry away. A commit elsewhere that touches none of them (a login) changes nothing.
  */
 export class DataWatch {
-  private readonly count: Statement<[], number>;
+  private readonly last: Statement<[], number>;
 
   constructor(db: Database) {
-    this.count = db.prepare<[], number>("SELECT value FROM change_counts WHERE topic = 'pois'").pluck();
+    // The same condition as the partial index changes_of_pois, so that SQLite reads that index.
+    this.last = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM changes WHERE poi_id IS NOT NULL OR entity = 'category'").pluck();
   }
 
-  /** Opaque; changes whenever POIs, their categories or their warnings change. One row read: cheap to poll. */
+  /** Opaque; changes whenever POIs, their categories or their warnings change. One index entry: cheap to poll. */
   version(): string {
-    return String(this.count.get() ?? 0);
+    return String(this.last.get() ?? 0);
   }
 }

@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import {
-  addPoiInput,
-  updatePoiInput,
-  type AddPoiInput,
-  type UpdatePoiInput,
-  type ValidUpdatePoi,
-} from '../../../shared/schemas/pois.js';
+import type { ValidAddPoi, ValidUpdatePoi } from '../../../shared/schemas/pois.js';
 import { ADDRESS_FIELDS, POI_FIELDS } from '../../../shared/poi-fields.js';
 import type { PoiReply } from '../../../shared/wire.js';
 import type { Categories } from '../categories/categories.js';
 import type { Clock } from '../clock.js';
-import { ServiceError, validate } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import type { GeocodedAddress, Geocoder } from '../geocode/geocoder.js';
 import { geocodeByDefault } from './geocode-rule.js';
 import type { PoiRow } from './poi-row.js';
@@ -43,8 +37,8 @@ export class Pois {
   }
 
   /** `author` is null for the console's operator, who writes for no member. */
-  async add(clientId: string, author: Author | null, raw: AddPoiInput): Promise<PoiReply> {
-    const input = validate(addPoiInput, raw);
+  /** `input` is checked by the caller's transport (the API's or the console's schema), once. */
+  async add(clientId: string, author: Author | null, input: ValidAddPoi): Promise<PoiReply> {
     let found: GeocodedAddress = {};
     if (this.geocodes(input.geocode)) {
       // Refuse bad categories before spending time on geocoding; they are checked again below.
@@ -84,8 +78,7 @@ export class Pois {
   }
 
   /** `author` is null for the console's operator. */
-  async update(clientId: string, raw: UpdatePoiInput, author: Author | null = null): Promise<PoiReply> {
-    const input = validate(updatePoiInput, raw);
+  async update(clientId: string, input: ValidUpdatePoi, author: Author | null = null): Promise<PoiReply> {
     if (!this.store.get(clientId, input.poi)) throw poiNotFound(input.poi);
     if (input.categories) this.categories.assertUsable(clientId, input.categories);
     const moved = input.lat != null && input.lng != null;

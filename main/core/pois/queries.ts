@@ -1,4 +1,4 @@
-import { MAX_TOTAL, nearInput, viewportInput, whereInput, type NearInput, type ViewportInput, type WhereInput } from '../../../shared/schemas/pois.js';
+import { MAX_TOTAL, viewportInput, type ValidNear, type ValidWhere, type ViewportInput } from '../../../shared/schemas/pois.js';
 import type { PoiReply } from '../../../shared/wire.js';
 import { validate } from '../errors.js';
 import { splitViewport } from './geo.js';
@@ -16,14 +16,12 @@ export class PoiQueries {
   ) {}
 
   /** The POIs within `radius` metres (great-circle), nearest first, at most `total`: see nearest.ts. */
-  near(clientId: string, raw: NearInput): PoiReply[] {
-    const input = validate(nearInput, raw);
+  near(clientId: string, input: ValidNear): PoiReply[] {
     const found = nearest(this.store, clientId, { ...input, total: input.total ?? MAX_TOTAL });
     return this.pois.replies(this.store.rows(clientId, found.map((f) => f.id)));
   }
 
-  where(clientId: string, raw: WhereInput): PoiReply[] {
-    const input = validate(whereInput, raw);
+  where(clientId: string, input: ValidWhere): PoiReply[] {
     return this.pois.replies(this.store.where(clientId, { ...input, limit: input.total ?? MAX_TOTAL }));
   }
 

@@ -8,8 +8,8 @@ import type { Migration } from '../migration.js';
  * extent in that dimension every box would have zero volume, and the R* heuristics, which choose
  * subtrees and splits by volume, would build a tree of boxes that all overlap.
  */
-export const migration007: Migration = {
-  version: 7,
+export const migration006: Migration = {
+  version: 6,
   name: 'R*Tree per client',
   up(db) {
     db.exec(`
