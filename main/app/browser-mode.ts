@@ -1,4 +1,3 @@
-import { warmUp } from '../core/warm-up.js';
 import { createCore } from '../core/service.js';
 import { ListenerControl } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
@@ -45,7 +44,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   const status = await listener.restore();
   if (status.state === 'listening') log(`API listening on ${status.addresses.join(', ')}`);
   if (status.error) log(`API listener: ${status.error}`);
-  void warmUp(core);
+  void core.warmUp();
   return {
     url: consoleAddress(`http://127.0.0.1:${port}`, token()),
     stop: async () => {

@@ -2,7 +2,7 @@ import type { Answer, ListenerStatus, OpName } from '../../shared/contract.js';
 import { tileImageSource } from '../../shared/tiles.js';
 import { rendererDir } from '../build/renderer-dir.js';
 import { dispatch } from '../core/console/dispatch.js';
-import { consoleHandlers, type Handlers } from '../core/console/handlers.js';
+import type { Handlers } from '../core/console/handlers.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
@@ -27,7 +27,7 @@ export function fixedListener(status: () => Omit<ListenerStatus, 'configurable'>
 /** Every console operation: the core's, plus the listener's. */
 export function allHandlers(core: Core, listener: ListenerHandle): Handlers<OpName> {
   return {
-    ...consoleHandlers(core),
+    ...core.console,
     'listener.status': () => listener.status(),
     'listener.configure': (i) => listener.configure(i),
     // The Electron shell answers it before these handlers; a browser opens links itself.

@@ -1,7 +1,6 @@
 import { consoleAddress, consoleOptions, fixedListener } from '../app/console.js';
 import { liveConsoleToken } from '../app/console-token.js';
 import { ensureRenderer } from '../build/renderer.js';
-import { warmUp } from '../core/warm-up.js';
 import { createCore } from '../core/service.js';
 import { reachableAddresses } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
@@ -62,7 +61,7 @@ export async function runServe(options: CliOptions): Promise<number> {
     console.log('Note: the admin UI is also reachable from the network, over plain HTTP; its token is its only protection.');
   }
   // Build the geocoding index and the map clusters now, not in the first requests that need them.
-  void warmUp(core);
+  void core.warmUp();
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

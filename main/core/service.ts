@@ -1,108 +1,47 @@
-import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './members/abuse.js';
 import type { Access } from '../../shared/api/operations.js';
 import { resolveCaller, type CallerOf, type Credentials } from './api/caller.js';
 import { apiHandlers, type ApiHandlers } from './api/handlers.js';
-import { Categories } from './categories/categories.js';
-import { ChangeLog } from './changes/change-log.js';
-import { Clients } from './clients/clients.js';
-import { systemClock, type Clock } from './clock.js';
-import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/index.js';
-import { Members } from './members/members.js';
-import { argon2Hasher, type PasswordHasher } from './members/passwords.js';
-import { ClusterCache } from './pois/clusters.js';
-import { DataWatch } from './pois/data-watch.js';
-import { PoiStore } from './pois/poi-store.js';
-import { Pois } from './pois/pois.js';
-import { PoiQueries } from './pois/queries.js';
-import { WarningStore } from './warnings/warnings.js';
-import { SettingsStore } from './settings/settings.js';
-import { openDatabase, type Database } from './store/database.js';
-import { WritePath } from './store/write-path.js';
-import { Tokens } from './tokens/tokens.js';
+import { consoleHandlers, type CoreOp, type Handlers } from './console/handlers.js';
+import { openServices, type CoreOptions, type Services } from './services.js';
+import type { SettingsStore } from './settings/settings.js';
+import { warmUp } from './warm-up.js';
 
-export interface CoreOptions {
-  /** A database file path, or ':memory:'. */
-  file: string;
-  clock?: Clock;
-  limits?: Partial<AbuseLimits>;
-  passwords?: PasswordHasher;
-  /** A ready geocoder (tests), else one built from `geocoding`. */
-  geocoder?: Geocoder;
-  geocoding?: GeocoderOptions;
-  nativeBinding?: string;
-}
+export type { CoreOptions } from './services.js';
 
-/** The whole service core over one SQLite database. Transports (HTTP, IPC, CLI) only call into it. */
+/**
+ * The service core over one SQLite database, as transports (HTTP, IPC, CLI) see it: the
+ * platform API's handler map, the console's, and the little a host needs besides. Its parts
+ * (stores, rules, caches) stay inside.
+ */
 export interface Core {
-  db: Database;
-  clock: Clock;
-  clients: Clients;
-  members: Members;
-  tokens: Tokens;
-  categories: Categories;
-  pois: Pois;
-  queries: PoiQueries;
-  clusters: ClusterCache;
-  /** Whether the data may have changed, from this process or another on the same file. */
-  watch: DataWatch;
-  warnings: WarningStore;
-  settings: SettingsStore;
-  geocoder: Geocoder;
-  changes: ChangeLog;
-  /** The one write path (group commit, change log's actor). */
-  writes: WritePath;
   /** The platform's API (shared/api/operations.ts): one function per operation, given its caller and checked input. */
   api: ApiHandlers;
+  /** The console's operations (shared/contract.ts) but the listener's, which its host handles. */
+  console: Handlers<CoreOp>;
   /** Who is asking an operation of the API, checked against its access level. */
   resolveCaller<A extends Access>(access: A, creds: Credentials): CallerOf<A>;
-  /**
-   * Runs synchronous reads in one read transaction. In WAL mode each statement outside a
-   * transaction takes and drops the read lock on its own; one request's handful of statements
-   * take it once.
-   */
+  /** Runs synchronous reads in one read transaction (one read lock for a request's statements). */
   read<T>(work: () => T): T;
+  /** The saved settings its host reads: the map's tile server (for the page's CSP), and the listener it owns. */
+  settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener'>;
+  /** Work the first requests would otherwise wait for; failures only cost that head start. */
+  warmUp(): Promise<void>;
   close(): void;
 }
 
-export function createCore(options: CoreOptions): Core {
-  const clock = options.clock ?? systemClock;
-  const db = openDatabase(options.file, {
-    now: () => clock.now(),
-    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
-  });
-  const writes = new WritePath(db, () => clock.now());
-  const tokens = new Tokens(db, writes, clock);
-  const clients = new Clients(db, writes, clock, tokens);
-  const members = new Members(db, writes, clock, tokens, options.passwords ?? argon2Hasher());
-  const abuse = new AbuseGuard(db, writes, clock, { ...DEFAULT_LIMITS, ...options.limits });
-  const categories = new Categories(db, writes, clock);
-  const warnings = new WarningStore(db, writes, clock, categories);
-  const store = new PoiStore(db);
-  const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
-  const pois = new Pois(writes, clock, store, categories, warnings, geocoder);
-  const queries = new PoiQueries(store, pois);
-  const watch = new DataWatch(db);
-  const changes = new ChangeLog(db);
-  const readTx = db.transaction((work: () => unknown) => work());
+/** The transports' view of assembled services (the core's tests hold both). */
+export function coreOver(s: Services): Core {
   return {
-    db,
-    clock,
-    clients,
-    members,
-    tokens,
-    categories,
-    pois,
-    queries,
-    clusters: new ClusterCache(store, watch),
-    watch,
-    warnings,
-    settings: new SettingsStore(db, writes),
-    geocoder,
-    changes,
-    writes,
-    api: apiHandlers({ writes, tokens, members, abuse, pois, queries, store, categories, warnings, changes }),
-    resolveCaller: (access, creds) => resolveCaller(tokens, clients, access, creds),
-    read: <T>(work: () => T): T => readTx.deferred(work) as T,
-    close: () => db.close(),
+    api: apiHandlers(s),
+    console: consoleHandlers(s),
+    resolveCaller: (access, creds) => resolveCaller(s.tokens, s.clients, access, creds),
+    read: s.read,
+    settings: s.settings,
+    warmUp: () => warmUp(s),
+    close: () => s.db.close(),
   };
+}
+
+export function createCore(options: CoreOptions): Core {
+  return coreOver(openServices(options));
 }

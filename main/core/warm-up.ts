@@ -1,5 +1,5 @@
 import { isWarmable } from './geocode/index.js';
-import type { Core } from './service.js';
+import type { Services } from './services.js';
 
 /**
  * Clustering blocks the event loop for about 7 ms per 1,000 POIs and keeps them in memory: a
@@ -12,7 +12,7 @@ const WARM_CLUSTERS_UP_TO = 200_000;
  * geocoding index, and the map clusters of clients of moderate size. Failures only cost that
  * head start.
  */
-export async function warmUp(core: Core): Promise<void> {
+export async function warmUp(core: Services): Promise<void> {
   try {
     const count = core.db.prepare<[string], number>('SELECT count(*) FROM pois WHERE client_id = ?').pluck();
     const small = core.clients.list().filter((c) => (count.get(c.client_id) ?? 0) <= WARM_CLUSTERS_UP_TO);

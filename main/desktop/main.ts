@@ -4,7 +4,6 @@ import { tileImageSource } from '../../shared/tiles.js';
 import { createInvoke } from '../app/console.js';
 import { desktopListener, type DesktopListener } from '../app/desktop-listener.js';
 import { createCore, type Core } from '../core/service.js';
-import { warmUp } from '../core/warm-up.js';
 import { defaultDataDir, prepareDataDir } from '../data-dir.js';
 import { handleConsoleIpc } from './ipc.js';
 import { electronNativeBinding, NATIVE_HELP } from './native.js';
@@ -71,7 +70,7 @@ app.whenReady().then(async () => {
   handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e)));
   await listener.restore();
   createWindow();
-  void warmUp(opened);
+  void opened.warmUp();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
   });

@@ -1,4 +1,4 @@
-import type { Core } from '../../main/core/service.js';
+import type { OpenCore as Core } from '../support/core.js';
 import { foldText } from '../../shared/text-fold.js';
 import { prng } from './stats.js';
 

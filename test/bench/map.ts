@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBrowserMode } from '../../main/app/browser-mode.js';
 import { ensureRenderer } from '../../main/build/renderer.js';
-import { createCore } from '../../main/core/service.js';
+import { openCore } from '../support/core.js';
 import { prepareDataDir } from '../../main/data-dir.js';
 import { CHROMIUM_ARGS, findChromium } from '../e2e/find-chromium.js';
 import { fillPois } from './fill.js';
@@ -65,7 +65,7 @@ export async function benchMap(count = 100_000, runs = 3, log: (s: string) => vo
   ensureRenderer();
   const dir = mkdtempSync(join(tmpdir(), 'poi-map-bench-'));
   const file = prepareDataDir(dir);
-  const seed = createCore({ file, geocoder: { reverse: async () => ({}) } });
+  const seed = openCore({ file, geocoder: { reverse: async () => ({}) } });
   const { clientId } = fillPois(seed, count);
   const points = seed.db.prepare('SELECT lat, lng, name FROM pois WHERE client_id = ?').raw().all(clientId) as Array<[number, number, string]>;
   seed.close();

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCore } from '../../main/core/service.js';
+import { openCore } from '../support/core.js';
 import { fillPois } from './fill.js';
 import { nodeLoad, send, type Req } from './http.js';
 import { memoryOf, startService, type Memory } from './server-child.js';
@@ -46,7 +46,7 @@ export async function benchMemory(count: number, o: MemoryBenchOptions): Promise
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, 'poi.sqlite');
   o.log(`memory: filling ${count.toLocaleString('en')} POIs into ${file}...`);
-  const core = createCore({ file, geocoder: { reverse: async () => ({}) } });
+  const core = openCore({ file, geocoder: { reverse: async () => ({}) } });
   let token: string;
   let clientId: string;
   let samples: Array<[number, number]>;

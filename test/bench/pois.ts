@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCore } from '../../main/core/service.js';
+import { openCore } from '../support/core.js';
 import { fillPois } from './fill.js';
 import { fmt, time, type Timing } from './stats.js';
 
@@ -27,7 +27,7 @@ export interface PoiBenchResult {
 export function benchPois(count: number, log: (line: string) => void = console.log): PoiBenchResult {
   const dir = mkdtempSync(join(tmpdir(), 'poi-bench-'));
   const file = join(dir, 'bench.sqlite');
-  const core = createCore({ file, geocoder: { reverse: async () => ({}) } });
+  const core = openCore({ file, geocoder: { reverse: async () => ({}) } });
   try {
     log(`filling ${count.toLocaleString('en')} POIs...`);
     const filled = fillPois(core, count);

@@ -6,7 +6,7 @@ import { createInvoke, fixedListener } from '../../main/app/console.js';
 import { ClusterCache } from '../../main/core/pois/clusters.js';
 import { DataWatch } from '../../main/core/pois/data-watch.js';
 import { PoiStore } from '../../main/core/pois/poi-store.js';
-import { createCore, type Core } from '../../main/core/service.js';
+import { openCore, type OpenCore as Core } from '../support/core.js';
 
 /**
  * Two cores on one database file, as the desktop app beside a `cli serve`: what one commits,
@@ -18,9 +18,9 @@ function twoCores(): { app: Core; serve: Core; clientId: string } {
   const dir = mkdtempSync(join(tmpdir(), 'poi-fresh-'));
   dirs.push(dir);
   const file = join(dir, 'poi.sqlite');
-  const app = createCore({ file });
+  const app = openCore({ file });
   const clientId = app.clients.create({ name: 'Shared' }).client_id;
-  const serve = createCore({ file });
+  const serve = openCore({ file });
   cores.push(app, serve);
   return { app, serve, clientId };
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCore } from '../../main/core/service.js';
+import { openCore } from '../support/core.js';
 import { openDatabase } from '../../main/core/store/database.js';
 import { MIGRATIONS } from '../../main/core/store/migrations/index.js';
 import { testCore } from '../support/core.js';
@@ -39,7 +39,7 @@ describe('ids across a restart', () => {
     const dir = mkdtempSync(join(tmpdir(), 'poi-ids-'));
     dirs.push(dir);
     const file = join(dir, 'poi.sqlite');
-    const first = createCore({ file });
+    const first = openCore({ file });
     const c = first.clients.create({ name: 'A' }).client_id;
     const p1 = await first.pois.add(c, null, { lat: 1, lng: 2, name: 'P', categories: [1] });
     const p2 = await first.pois.add(c, null, { lat: 1, lng: 2, name: 'Q', categories: [1] });
@@ -47,7 +47,7 @@ describe('ids across a restart', () => {
     const cat = first.categories.add(c, { desc: 'Gone' });
     first.db.prepare('DELETE FROM categories WHERE id = ?').run(cat.Id);
     first.close();
-    const second = createCore({ file });
+    const second = openCore({ file });
     const p3 = await second.pois.add(c, null, { lat: 1, lng: 2, name: 'R', categories: [1] });
     expect(p3.id).toBeGreaterThan(p2.id);
     expect(second.categories.add(c, { desc: 'New' }).Id).toBeGreaterThan(cat.Id);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCore } from '../../main/core/service.js';
+import { openCore } from '../support/core.js';
 import { openDatabase } from '../../main/core/store/database.js';
 import { SYSTEM, WritePath } from '../../main/core/store/write-path.js';
 
@@ -90,7 +90,7 @@ describe('group commit, when things go wrong', () => {
 
 describe('password change races', () => {
   it('a change checked against a password that was changed meanwhile is refused, not applied', async () => {
-    const core = createCore({ file: ':memory:' });
+    const core = openCore({ file: ':memory:' });
     const { client_id } = core.clients.create({ name: 'Race' });
     const { member } = await core.members.register(client_id, { username: 'racer01', pwd: 'first-pwd', email: 'r@example.com' });
     const results = await Promise.allSettled([
@@ -107,8 +107,8 @@ describe('password change races', () => {
 describe('the token cache', () => {
   it('forgets a token rotated by another process (the CLI) at once', () => {
     const file = tempFile();
-    const server = createCore({ file });
-    const cli = createCore({ file });
+    const server = openCore({ file });
+    const cli = openCore({ file });
     const client = cli.clients.create({ name: 'Shared' });
     expect(server.tokens.resolve(client.admin_token).role).toBe('admin');
     expect(server.tokens.resolve(client.admin_token).role).toBe('admin');

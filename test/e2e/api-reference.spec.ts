@@ -1,10 +1,10 @@
 import { test, expect } from '@playwright/test';
 import { screenshotPath } from './fixtures.js';
-import { createCore } from '../../main/core/service.js';
+import { openCore } from '../support/core.js';
 import { ApiServer } from '../../main/http/server.js';
 
 test('the API reference page opens offline and lists every operation from the generated OpenAPI document', async ({ page }) => {
-  const core = createCore({ file: ':memory:' });
+  const core = openCore({ file: ':memory:' });
   const server = new ApiServer(core, { port: 0 });
   const { port } = await server.start();
   const elsewhere: string[] = [];

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { join } from 'node:path';
-import { createCore } from '../../main/core/service.js';
+import { openCore } from '../support/core.js';
 import { DATABASE_FILE } from '../../main/data-dir.js';
 import { centreOn, expect, test } from './fixtures.js';
 
@@ -10,7 +10,7 @@ test('a POI added by another process on the same data folder appears on the open
   await expect(marker).toHaveCount(0);
 
   // This test's process is "another process", as a `cli serve` beside the app would be.
-  const other = createCore({ file: join(info.dataDir, DATABASE_FILE) });
+  const other = openCore({ file: join(info.dataDir, DATABASE_FILE) });
   try {
     const poi = await other.pois.add(info.clientId, null, { lat: 38.7223, lng: -9.1393, name: 'Added beside the app', categories: [7], geocode: false });
     // No reload, no pan, no click: the open map redraws.

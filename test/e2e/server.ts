@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBrowserMode } from '../../main/app/browser-mode.js';
-import { createCore } from '../../main/core/service.js';
+import { openCore } from '../support/core.js';
 import { prepareDataDir } from '../../main/data-dir.js';
 import { E2E_INFO_FILE, E2E_PORT, E2E_TOKEN, type E2eInfo } from './info.js';
 
@@ -12,7 +12,7 @@ import { E2E_INFO_FILE, E2E_PORT, E2E_TOKEN, type E2eInfo } from './info.js';
  */
 const dir = mkdtempSync(join(tmpdir(), 'poi-e2e-'));
 const file = prepareDataDir(dir);
-const seed = createCore({ file });
+const seed = openCore({ file });
 const demo = seed.clients.create({ name: 'E2E Demo' });
 seed.close();
 const running = await startBrowserMode({ file, port: E2E_PORT, token: E2E_TOKEN, log: () => undefined });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressKey } from '../../main/core/members/abuse.js';
 import { argon2Hasher, type PasswordHasher } from '../../main/core/members/passwords.js';
-import { createCore } from '../../main/core/service.js';
+import { openCore } from '../support/core.js';
 import { invokeApi, testCore } from '../support/core.js';
 import { startTestServer, type TestServer } from '../support/http.js';
 
@@ -148,15 +148,15 @@ describe('what a restart keeps', () => {
     const dir = mkdtempSync(join(tmpdir(), 'poi-abuse-'));
     dirs.push(dir);
     const file = join(dir, 'poi.sqlite');
-    const first = createCore({ file, limits });
+    const first = openCore({ file, limits });
     const c = first.clients.create({ name: 'Demo' });
     await first.members.register(c.client_id, { username: 'victim01', pwd: 'secret1', email: 'v@example.com' });
     for (let i = 0; i < 3; i++) await expect(invokeApi(first, 'users.login', { apiKey: c.client_id, origin: '10.0.0.1' }, { username: 'victim01', pwd: 'nope' })).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
-    const beside = createCore({ file, limits });
+    const beside = openCore({ file, limits });
     await expect(invokeApi(beside, 'users.login', { apiKey: c.client_id, origin: '10.0.0.2' }, { username: 'victim01', pwd: 'secret1' })).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
     beside.close();
     first.close();
-    const restarted = createCore({ file, limits });
+    const restarted = openCore({ file, limits });
     await expect(invokeApi(restarted, 'users.login', { apiKey: c.client_id, origin: '10.0.0.3' }, { username: 'victim01', pwd: 'secret1' })).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
     expect(restarted.db.prepare('SELECT count(*) FROM attempt_counts').pluck().get()).toBeGreaterThan(0);
     // Keys are digests: the usernames and addresses tried are not kept in clear.

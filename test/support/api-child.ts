@@ -1,5 +1,5 @@
 import { ApiServer, type ApiServerOptions } from '../../main/http/server.js';
-import { createCore } from '../../main/core/service.js';
+import { openCore } from './core.js';
 
 /**
  * A listener in a process of its own, for tests that need to limit that process (its open-file
@@ -11,7 +11,7 @@ import { createCore } from '../../main/core/service.js';
  */
 const options = JSON.parse(process.argv[2] ?? '{}') as ApiServerOptions;
 const dense = Number(process.argv[3] ?? 0);
-const core = createCore({ file: ':memory:' });
+const core = openCore({ file: ':memory:' });
 const client = core.clients.create({ name: 'Child' });
 const poi = (await core.pois.add(client.client_id, null, { lat: 40.4, lng: -3.7, name: 'Apart', categories: [1] })).id;
 if (dense > 0) {

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { API, type ApiName, type ApiReply } from '../../shared/api/operations.js';
 import type { Credentials } from '../../main/core/api/caller.js';
 import { validate } from '../../main/core/errors.js';
-import { createCore, type Core, type CoreOptions } from '../../main/core/service.js';
+import { coreOver, type Core, type CoreOptions } from '../../main/core/service.js';
+import { openServices, type Services } from '../../main/core/services.js';
 import type { Clock } from '../../main/core/clock.js';
 
 /** A clock that only moves when the test says so. */
@@ -16,11 +17,23 @@ export class PinnedClock implements Clock {
   }
 }
 
+/**
+ * The real core as transports see it, with its parts within reach: the core's own tests set up
+ * and inspect state through them (transports only ever get the `Core`).
+ */
+export type OpenCore = Core & Services;
+
+export function openCore(options: CoreOptions): OpenCore {
+  const services = openServices(options);
+  return Object.assign(services, coreOver(services));
+}
+
 /** The real core on a fresh :memory: database with a pinned clock. */
-export function testCore(options: Partial<CoreOptions> = {}): Core & { clock: PinnedClock } {
+export type TestCore = OpenCore & { clock: PinnedClock };
+
+export function testCore(options: Partial<CoreOptions> = {}): TestCore {
   const clock = options.clock instanceof PinnedClock ? options.clock : new PinnedClock();
-  const core = createCore({ file: ':memory:', ...options, clock });
-  return Object.assign(core, { clock });
+  return Object.assign(openCore({ file: ':memory:', ...options, clock }), { clock });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ApiServer, type ApiServerOptions } from '../../main/http/server.js';
-import type { Core, CoreOptions } from '../../main/core/service.js';
-import { testCore, type PinnedClock } from './core.js';
+import type { CoreOptions } from '../../main/core/service.js';
+import { testCore, type TestCore } from './core.js';
 
 export type Encoding = 'form' | 'multipart' | 'query' | 'json';
 export type Fields = Record<string, string | number | boolean>;
@@ -14,7 +14,7 @@ export interface Answer {
 }
 
 export interface TestServer {
-  core: Core & { clock: PinnedClock };
+  core: TestCore;
   base: string;
   server: ApiServer;
   call(method: string, path: string, fields?: Fields, encoding?: Encoding): Promise<Answer>;

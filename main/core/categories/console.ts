@@ -1,9 +1,9 @@
 import type { CoreOp, Handlers } from '../console/handlers.js';
 import { OK_BODY } from '../../../shared/errors.js';
-import type { Core } from '../service.js';
+import type { Services } from '../services.js';
 
 /** Categories of any client application, as its operator sees them. */
-export function categoriesConsole(core: Core): Handlers<Extract<CoreOp, `categories.${string}`>> {
+export function categoriesConsole(core: Services): Handlers<Extract<CoreOp, `categories.${string}`>> {
   return {
     'categories.list': (i) => core.categories.list(core.clients.requireId(i.clientId), true),
     'categories.add': (i) => core.categories.add(core.clients.requireId(i.clientId), { desc: i.desc }),

@@ -1,8 +1,8 @@
 import type { CoreOp, Handlers } from '../console/handlers.js';
-import type { Core } from '../service.js';
+import type { Services } from '../services.js';
 
 /** Client applications: the operator creates them, switches Implicit Flow, rotates the administrator token. */
-export function clientsConsole(core: Core): Handlers<Extract<CoreOp, `clients.${string}`>> {
+export function clientsConsole(core: Services): Handlers<Extract<CoreOp, `clients.${string}`>> {
   return {
     'clients.list': () => core.clients.list(),
     'clients.create': (i) => core.clients.create({ name: i.name, implicitFlow: i.implicitFlow ?? false }),

@@ -3,7 +3,7 @@ import { categoriesConsole } from '../categories/console.js';
 import { clientsConsole } from '../clients/console.js';
 import { membersConsole } from '../members/console.js';
 import { poisConsole } from '../pois/console.js';
-import type { Core } from '../service.js';
+import type { Services } from '../services.js';
 import { settingsConsole } from '../settings/console.js';
 import { warningsConsole } from '../warnings/console.js';
 
@@ -21,7 +21,7 @@ export type CoreOp = Exclude<OpName, 'listener.status' | 'listener.configure' | 
  * computer acting on any client application, without client tokens. Inputs arrive validated by
  * the contract's schemas.
  */
-export function consoleHandlers(core: Core): Handlers<CoreOp> {
+export function consoleHandlers(core: Services): Handlers<CoreOp> {
   return {
     ...clientsConsole(core),
     ...categoriesConsole(core),

@@ -1,11 +1,11 @@
 import type { CoreOp, Handlers } from '../console/handlers.js';
 import { OK_BODY } from '../../../shared/errors.js';
 import { ServiceError } from '../errors.js';
-import type { Core } from '../service.js';
+import type { Services } from '../services.js';
 import { userReply } from './user-reply.js';
 
 /** Members of any client application: the operator lists, registers, logs in (no rate limit: the operator is trusted), revokes tokens, updates and deletes. */
-export function membersConsole(core: Core): Handlers<Extract<CoreOp, `members.${string}`>> {
+export function membersConsole(core: Services): Handlers<Extract<CoreOp, `members.${string}`>> {
   return {
     'members.list': (i) =>
       core.members.list(core.clients.requireId(i.clientId), i.page).map((m) => userReply(m, { token: null, expiresAt: null }, true)),

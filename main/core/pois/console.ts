@@ -1,9 +1,9 @@
 import type { CoreOp, Handlers } from '../console/handlers.js';
 import { OK_BODY } from '../../../shared/errors.js';
-import type { Core } from '../service.js';
+import type { Services } from '../services.js';
 
 /** POIs of any client application: the map, one POI, search, add, update, delete, history. */
-export function poisConsole(core: Core): Handlers<Extract<CoreOp, `pois.${string}`>> {
+export function poisConsole(core: Services): Handlers<Extract<CoreOp, `pois.${string}`>> {
   return {
     'pois.map': (i) => core.clusters.view(core.clients.requireId(i.clientId), i),
     'pois.version': () => core.watch.version(),

@@ -1,0 +1,105 @@
+import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './members/abuse.js';
+import { Categories } from './categories/categories.js';
+import { ChangeLog } from './changes/change-log.js';
+import { Clients } from './clients/clients.js';
+import { systemClock, type Clock } from './clock.js';
+import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/index.js';
+import { Members } from './members/members.js';
+import { argon2Hasher, type PasswordHasher } from './members/passwords.js';
+import { ClusterCache } from './pois/clusters.js';
+import { DataWatch } from './pois/data-watch.js';
+import { PoiStore } from './pois/poi-store.js';
+import { Pois } from './pois/pois.js';
+import { PoiQueries } from './pois/queries.js';
+import { WarningStore } from './warnings/warnings.js';
+import { SettingsStore } from './settings/settings.js';
+import { openDatabase, type Database } from './store/database.js';
+import { WritePath } from './store/write-path.js';
+import { Tokens } from './tokens/tokens.js';
+
+export interface CoreOptions {
+  /** A database file path, or ':memory:'. */
+  file: string;
+  clock?: Clock;
+  limits?: Partial<AbuseLimits>;
+  passwords?: PasswordHasher;
+  /** A ready geocoder (tests), else one built from `geocoding`. */
+  geocoder?: Geocoder;
+  geocoding?: GeocoderOptions;
+  nativeBinding?: string;
+}
+
+/**
+ * The core's parts over one SQLite database, as its features compose them. Only the core (its
+ * handler maps, its warm-up) and the core's own tests reach them: transports see `Core`.
+ */
+export interface Services {
+  db: Database;
+  clock: Clock;
+  clients: Clients;
+  members: Members;
+  tokens: Tokens;
+  categories: Categories;
+  pois: Pois;
+  queries: PoiQueries;
+  /** The POIs' SQL (reads that need no rules). */
+  store: PoiStore;
+  clusters: ClusterCache;
+  /** Whether the data may have changed, from this process or another on the same file. */
+  watch: DataWatch;
+  warnings: WarningStore;
+  settings: SettingsStore;
+  geocoder: Geocoder;
+  changes: ChangeLog;
+  /** The one write path (group commit, change log's actor). */
+  writes: WritePath;
+  abuse: AbuseGuard;
+  /**
+   * Runs synchronous reads in one read transaction. In WAL mode each statement outside a
+   * transaction takes and drops the read lock on its own; one request's handful of statements
+   * take it once.
+   */
+  read<T>(work: () => T): T;
+}
+
+export function openServices(options: CoreOptions): Services {
+  const clock = options.clock ?? systemClock;
+  const db = openDatabase(options.file, {
+    now: () => clock.now(),
+    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+  });
+  const writes = new WritePath(db, () => clock.now());
+  const tokens = new Tokens(db, writes, clock);
+  const clients = new Clients(db, writes, clock, tokens);
+  const members = new Members(db, writes, clock, tokens, options.passwords ?? argon2Hasher());
+  const abuse = new AbuseGuard(db, writes, clock, { ...DEFAULT_LIMITS, ...options.limits });
+  const categories = new Categories(db, writes, clock);
+  const warnings = new WarningStore(db, writes, clock, categories);
+  const store = new PoiStore(db);
+  const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
+  const pois = new Pois(writes, clock, store, categories, warnings, geocoder);
+  const queries = new PoiQueries(store, pois);
+  const watch = new DataWatch(db);
+  const changes = new ChangeLog(db);
+  const readTx = db.transaction((work: () => unknown) => work());
+  return {
+    db,
+    clock,
+    clients,
+    members,
+    tokens,
+    categories,
+    pois,
+    queries,
+    store,
+    clusters: new ClusterCache(store, watch),
+    watch,
+    warnings,
+    settings: new SettingsStore(db, writes),
+    geocoder,
+    changes,
+    writes,
+    abuse,
+    read: <T>(work: () => T): T => readTx.deferred(work) as T,
+  };
+}
