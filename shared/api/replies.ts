@@ -132,7 +132,7 @@ export const changeReply = z
     /** The log's sequence number: later changes have higher numbers (never reused: the log is only appended to). */
     seq: z.number().int(),
     at: timestamp,
-    /** client, member, token, poi, poi_category, category, warning, setting. */
+    /** client, member, token, poi, category, warning, setting (poi_category in logs written before schema version 8). */
     entity: z.string(),
     id: z.string(),
     uuid: uuid.nullable(),

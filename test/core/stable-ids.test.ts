@@ -92,6 +92,9 @@ describe('migration 004 (stable identity, folded text)', () => {
       { poi_id: 9, category_id: 2 },
     ]);
     expect(db.prepare('SELECT id, poi_id, data FROM warnings').all()).toEqual([{ id: 5, poi_id: 7, data: '{"name":"X"}' }]);
+    // Each POI's categories as its own column (migration 008), which the upgrade wrote without logging a change.
+    expect(db.prepare('SELECT id, category_ids FROM pois ORDER BY id').all()).toEqual([{ id: 7, category_ids: '[1,31]' }, { id: 9, category_ids: '[2]' }]);
+    expect(db.prepare('SELECT count(*) FROM changes').pluck().get()).toBe(0);
     expect(db.prepare('SELECT id FROM pois_rtree ORDER BY id').pluck().all()).toEqual([7, 9]);
     // The R*Tree triggers are back on the rebuilt table, and the cascades still work.
     db.prepare('DELETE FROM pois WHERE id = 7').run();

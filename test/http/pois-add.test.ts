@@ -27,7 +27,7 @@ describe('add (GET /1/pois/add.json)', () => {
     const now = formatIso(f.t.core.clock.now());
     expect(r.json).toEqual({
       id: expect.any(Number),
-      uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       name: 'Museo del Prado',
       description: 'Art museum',
       latitude: 40.4169,

@@ -1,3 +1,4 @@
+import { newUuid } from '../store/new-uuid.js';
 import type { Database, Statement } from 'better-sqlite3';
 import type { CategoryReply } from '../../../shared/wire.js';
 import type { Clock } from '../clock.js';
@@ -46,7 +47,7 @@ export class Categories {
       `SELECT ${cols} FROM categories WHERE (client_id = ? OR client_id IS NULL) AND deleted_at IS NULL ORDER BY client_id IS NOT NULL, id`,
     );
     this.byId = db.prepare(`SELECT ${cols} FROM categories WHERE id = ?`);
-    this.insert = db.prepare('INSERT INTO categories (client_id, description, created_at, updated_at) VALUES (?, ?, ?, ?)');
+    this.insert = db.prepare('INSERT INTO categories (uuid, client_id, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
     this.rename = db.prepare('UPDATE categories SET description = ?, updated_at = ? WHERE id = ?');
     this.softDelete = db.prepare('UPDATE categories SET deleted_at = ?, updated_at = ? WHERE id = ?');
     this.ofPois = db.prepare(
@@ -67,7 +68,7 @@ export class Categories {
 
   add(clientId: string, { desc }: { desc: string }, actor: Actor = CONSOLE): CategoryReply {
     const now = this.clock.now();
-    const id = this.writes.now(actor, () => Number(this.insert.run(clientId, desc, now, now).lastInsertRowid));
+    const id = this.writes.now(actor, () => Number(this.insert.run(newUuid(), clientId, desc, now, now).lastInsertRowid));
     return categoryReply({ id, client_id: clientId, description: desc });
   }
 

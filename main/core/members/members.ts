@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../store/new-uuid.js';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Gender, ValidPage, ValidRegister, ValidUpdateMember } from '../../../shared/schemas/members.js';
 import type { Clock } from '../clock.js';
@@ -95,7 +95,7 @@ export class Members {
     this.assertFree(clientId, input.username, input.email);
     const pwdHash = await this.passwords.hash(input.pwd);
     const member: MemberRow = {
-      id: randomUUID(),
+      id: newUuid(),
       client_id: clientId,
       username: input.username,
       email: input.email,

@@ -1,21 +1,38 @@
 import type { Database, Statement } from 'better-sqlite3';
 
+/** Both read in one statement, so from one snapshot of the log. */
+interface Scan {
+  /** The log's last sequence number. */
+  top: number | null;
+  /** The last change after the given one that the map shows, if any. */
+  hit: number | null;
+}
+
 /**
  * Tells when the data under the map has changed, whoever changed it: this process, or another
  * on the same database file (a `cli serve` beside the desktop app). Every change to POIs, their
- * categories and warnings is in the change log (migration 007); the last one's sequence number
- * is one index entry away. A commit elsewhere that touches none of them (a login) changes nothing.
+ * categories and warnings is in the change log (migration 007). Each read scans only the rows
+ * appended since the previous one, newest first, and stops at the first that the map shows: the
+ * cost follows the writes, and no index has to be kept for it with every write (migration 008).
+ * A commit elsewhere that touches none of them (a login) leaves the version as it was.
  */
 export class DataWatch {
-  private readonly last: Statement<[], number>;
+  private readonly scan: Statement<[number], Scan>;
+  private scannedTo = 0;
+  private last = 0;
 
   constructor(db: Database) {
-    // The same condition as the partial index changes_of_pois, so that SQLite reads that index.
-    this.last = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM changes WHERE poi_id IS NOT NULL OR entity = 'category'").pluck();
+    this.scan = db.prepare<[number], Scan>(
+      `SELECT (SELECT max(seq) FROM changes) AS top,
+              (SELECT seq FROM changes WHERE seq > ? AND (poi_id IS NOT NULL OR entity = 'category') ORDER BY seq DESC LIMIT 1) AS hit`,
+    );
   }
 
-  /** Opaque; changes whenever POIs, their categories or their warnings change. One index entry: cheap to poll. */
+  /** Opaque; changes whenever POIs, their categories or their warnings change. Cheap to poll. */
   version(): string {
-    return String(this.last.get() ?? 0);
+    const { top, hit } = this.scan.get(this.scannedTo) ?? { top: null, hit: null };
+    if (hit !== null) this.last = hit;
+    if (top !== null) this.scannedTo = top;
+    return String(this.last);
   }
 }

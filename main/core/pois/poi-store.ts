@@ -38,9 +38,13 @@ const textKeys = (row: PoiRow | Omit<PoiRow, 'id'>): Record<string, string | nul
   return keys;
 };
 
+/** A POI's categories as it keeps them: each once, in id order (the same set in another order is no change). */
+export const categorySet = (ids: readonly number[]): number[] => [...new Set(ids)].sort((a, b) => a - b);
+const categoryColumn = (ids: readonly number[]): string => JSON.stringify(categorySet(ids));
+
 const FIELD_COLUMNS = POI_FIELDS.map((f) => f.column);
 const KEY_COLUMNS = FOLDED_COLUMNS.map((c) => `${c}_key`);
-const INSERTED = ['uuid', 'client_id', ...FIELD_COLUMNS, 'created_by', 'registered_at', 'updated_at', ...KEY_COLUMNS];
+const INSERTED = ['uuid', 'client_id', ...FIELD_COLUMNS, 'category_ids', 'created_by', 'registered_at', 'updated_at', ...KEY_COLUMNS];
 const UPDATED = [...FIELD_COLUMNS, 'updated_at', ...KEY_COLUMNS];
 
 /** SQL for POIs, every statement prepared once (the `where` shapes once per shape). */
@@ -64,7 +68,9 @@ export class PoiStore {
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.prepare(`INSERT INTO pois (${INSERTED.join(', ')}) VALUES (${INSERTED.map((c) => `@${c}`).join(', ')})`);
-    this.updateStmt = db.prepare(`UPDATE pois SET ${UPDATED.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND client_id = @client_id`);
+    this.updateStmt = db.prepare(
+      `UPDATE pois SET ${UPDATED.map((c) => `${c} = @${c}`).join(', ')}, category_ids = coalesce(@category_ids, category_ids) WHERE id = @id AND client_id = @client_id`,
+    );
     this.getStmt = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id = ?`);
     this.deleteStmt = db.prepare('DELETE FROM pois WHERE client_id = ? AND id = ?');
     this.clearLinks = db.prepare('DELETE FROM poi_categories WHERE poi_id = ?');
@@ -102,14 +108,19 @@ export class PoiStore {
     );
   }
 
+  /**
+   * The POI's categories are written twice, here only: as its `category_ids` column, which the
+   * change log records with its other fields (migration 008), and as the links that category
+   * filters search.
+   */
   insert(row: Omit<PoiRow, 'id'>, categoryIds: readonly number[]): number {
-    const id = Number(this.insertStmt.run({ ...row, ...textKeys(row) }).lastInsertRowid);
+    const id = Number(this.insertStmt.run({ ...row, ...textKeys(row), category_ids: categoryColumn(categoryIds) }).lastInsertRowid);
     this.link(id, categoryIds);
     return id;
   }
 
   update(row: PoiRow, categoryIds: readonly number[] | undefined): void {
-    this.updateStmt.run({ ...row, ...textKeys(row) });
+    this.updateStmt.run({ ...row, ...textKeys(row), category_ids: categoryIds ? categoryColumn(categoryIds) : null });
     if (categoryIds) {
       this.clearLinks.run(row.id);
       this.link(row.id, categoryIds);

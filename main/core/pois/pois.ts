@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../store/new-uuid.js';
 import type { ValidAddPoi, ValidUpdatePoi } from '../../../shared/schemas/pois.js';
 import { ADDRESS_FIELDS, POI_FIELDS } from '../../../shared/poi-fields.js';
 import type { PoiReply } from '../../../shared/wire.js';
@@ -8,7 +8,7 @@ import { ServiceError } from '../errors.js';
 import type { GeocodedAddress, Geocoder } from '../geocode/geocoder.js';
 import { geocodeByDefault } from './geocode-rule.js';
 import type { PoiRow } from './poi-row.js';
-import type { PoiStore } from './poi-store.js';
+import { categorySet, type PoiStore } from './poi-store.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 import { NO_WARNINGS, poiReply } from './reply.js';
 import type { Author } from '../tokens/tokens.js';
@@ -47,7 +47,7 @@ export class Pois {
     }
     const now = this.clock.now();
     const row: Omit<PoiRow, 'id'> = {
-      uuid: randomUUID(),
+      uuid: newUuid(),
       client_id: clientId,
       name: input.name,
       description: input.desc ?? null,
@@ -74,7 +74,9 @@ export class Pois {
       this.categories.assertUsable(clientId, input.categories);
       return this.store.insert(row, input.categories);
     });
-    return this.reply(clientId, id);
+    // Built from what was written rather than read back: a new POI has no reports yet, and its
+    // categories come in id order, as a read would give them.
+    return poiReply({ ...row, id }, this.categories.replies(categorySet(input.categories)), NO_WARNINGS);
   }
 
   /** `author` is null for the console's operator. */

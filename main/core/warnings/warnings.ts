@@ -1,3 +1,4 @@
+import { newUuid } from '../store/new-uuid.js';
 import type { Database, Statement } from 'better-sqlite3';
 import { PROPOSED_FIELDS, type ValidAddWarning, type WarningType } from '../../../shared/schemas/pois.js';
 import type { WarningCounts, WarningReply } from '../../../shared/wire.js';
@@ -33,7 +34,7 @@ export class WarningStore {
     categories: Categories,
   ) {
     this.reply = (row) => warningReply(row, (ids) => categories.replies(ids));
-    this.insert = db.prepare('INSERT INTO warnings (poi_id, type, member_id, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insert = db.prepare('INSERT INTO warnings (uuid, poi_id, type, member_id, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.byId = db.prepare('SELECT id, poi_id, type, member_id, created_at, data FROM warnings WHERE id = ?');
     this.countsOf = db.prepare(
       'SELECT poi_id, type, count(*) AS n FROM warnings WHERE poi_id IN (SELECT value FROM json_each(?)) GROUP BY poi_id, type',
@@ -57,7 +58,7 @@ export class WarningStore {
     }
     const json = Object.keys(data).length === 0 ? null : JSON.stringify(data);
     const now = this.clock.now();
-    const id = Number(this.insert.run(input.poi, input.type, memberId, now, now, json).lastInsertRowid);
+    const id = Number(this.insert.run(newUuid(), input.poi, input.type, memberId, now, now, json).lastInsertRowid);
     return this.reply(this.byId.get(id)!);
   }
 

@@ -1,31 +1,10 @@
 import type { Migration } from '../migration.js';
-
-/** How the log names one table's rows, as SQL over the row (`R` stands for NEW or OLD). */
-interface Logged {
-  table: string;
-  entity: string;
-  id: string;
-  uuid: string;
-  client: string;
-  poi: string;
-  /** The columns whose values are recorded, old and new. */
-  columns: readonly string[];
-  /** Columns recorded as changed without their values (a password hash). */
-  secret?: readonly string[];
-}
+import { POI_CLIENT, triggers, type Logged } from '../change-triggers.js';
 
 /**
- * The client of a row that belongs to a POI. When the POI's delete cascades to its links and
- * reports, the POI row is already gone: its last logged change still names the client.
+ * What each table records, as of this schema version (008 changes the POIs').
  */
-const POI_CLIENT =
-  '(SELECT coalesce((SELECT client_id FROM pois WHERE id = R.poi_id), (SELECT client_id FROM changes WHERE poi_id = R.poi_id AND client_id IS NOT NULL ORDER BY seq DESC LIMIT 1)))';
-
-/**
- * What each table records, frozen as of this schema version: a later version that adds a column
- * recreates its table's triggers (test/core/change-log.test.ts fails until it does).
- */
-const LOGGED: readonly Logged[] = [
+export const LOGGED_007: readonly Logged[] = [
   { table: 'clients', entity: 'client', id: 'R.id', uuid: 'R.id', client: 'R.id', poi: 'NULL', columns: ['name', 'implicit_flow'] },
   {
     table: 'members', entity: 'member', id: 'R.id', uuid: 'R.id', client: 'R.client_id', poi: 'NULL',
@@ -50,44 +29,6 @@ const LOGGED: readonly Logged[] = [
   },
   { table: 'settings', entity: 'setting', id: 'R.key', uuid: 'NULL', client: 'NULL', poi: 'NULL', columns: ['value'] },
 ];
-
-const row = (expr: string, r: 'NEW' | 'OLD'): string => expr.replace(/\bR\./g, `${r}.`);
-
-/**
- * `{"column": [old, new], ...}` of the columns that changed (a create: those set; a delete:
- * those that were set), built by string concatenation: json_array quotes each value, and the
- * trigger runs with every write, where building and filtering a JSON object costs ten times more.
- */
-function fieldsJson(t: Logged, op: 'create' | 'update' | 'delete'): string {
-  const pair = (c: string, name: string, oldValue: string, newValue: string): string => {
-    const changed = op === 'update' ? `OLD.${c} IS NOT NEW.${c}` : `${op === 'create' ? 'NEW' : 'OLD'}.${c} IS NOT NULL`;
-    return `CASE WHEN ${changed} THEN '"${name}":' || json_array(${oldValue}, ${newValue}) || ',' ELSE '' END`;
-  };
-  const value = (c: string): string => pair(c, c, op === 'create' ? 'NULL' : `OLD.${c}`, op === 'delete' ? 'NULL' : `NEW.${c}`);
-  const secret = (c: string): string =>
-    pair(c, c === 'pwd_hash' ? 'password' : c, op === 'create' ? 'NULL' : "'(secret)'", op === 'delete' ? 'NULL' : "'(secret)'");
-  const entries = [...t.columns.map(value), ...(t.secret ?? []).map(secret)].join(' || ');
-  return `'{' || rtrim(${entries}, ',') || '}'`;
-}
-
-function triggers(t: Logged): string {
-  const events = [
-    ['create', 'INSERT', 'NEW'],
-    ['update', 'UPDATE', 'NEW'],
-    ['delete', 'DELETE', 'OLD'],
-  ] as const;
-  return events
-    .map(([op, event, r]) => {
-      const watched = [...t.columns, ...(t.secret ?? [])];
-      const when = op === 'update' ? ` WHEN ${watched.map((c) => `OLD.${c} IS NOT NEW.${c}`).join(' OR ')}` : '';
-      return `CREATE TRIGGER ${t.table}_logged_${op} AFTER ${event} ON ${t.table}${when} BEGIN
-        INSERT INTO changes (at, entity, entity_id, entity_uuid, client_id, poi_id, op, fields, actor_kind, actor_id)
-        VALUES (change_now(), '${t.entity}', ${row(t.id, r)}, ${row(t.uuid, r)}, ${row(t.client, r)}, ${row(t.poi, r)}, '${op}',
-          ${fieldsJson(t, op)}, change_actor_kind(), change_actor_id());
-      END;`;
-    })
-    .join('\n');
-}
 
 /**
  * The change log: every write to an entity (client, member, token, POI and its category links,
@@ -126,10 +67,8 @@ export const migration007: Migration = {
       -- The last change of what the map and the POI panels show: max(seq) read from one index entry.
       CREATE INDEX changes_of_pois ON changes (seq) WHERE poi_id IS NOT NULL OR entity = 'category';
       CREATE INDEX changes_by_client ON changes (client_id, seq);
-      ${LOGGED.map(triggers).join('\n')}
+      ${LOGGED_007.map(triggers).join('\n')}
     `);
   },
 };
 
-/** For the test that every column of a logged table is recorded (or deliberately not). */
-export const LOGGED_COLUMNS: ReadonlyMap<string, readonly string[]> = new Map(LOGGED.map((t) => [t.table, [...t.columns, ...(t.secret ?? [])]]));
