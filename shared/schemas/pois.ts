@@ -10,7 +10,10 @@ import type { Loose } from './members.js';
 const codePoints = (s: string): number => [...s].length;
 
 const text = (max: number) =>
-  z.string().refine((s) => codePoints(s) <= max, `must be at most ${max} characters`);
+  z
+    .string()
+    .refine((s) => s.isWellFormed(), 'must be valid Unicode (a lone surrogate cannot be stored)')
+    .refine((s) => codePoints(s) <= max, `must be at most ${max} characters`);
 
 type TextWire = Extract<(typeof POI_FIELDS)[number], { kind: 'text' }>['wire'];
 

@@ -1,5 +1,6 @@
 import type { OpenCore as Core } from '../support/core.js';
 import { foldText } from '../../shared/text-fold.js';
+import { categoryIds } from '../../main/core/pois/poi-row.js';
 import { prng } from './stats.js';
 
 export interface Filled {
@@ -12,7 +13,7 @@ export interface Filled {
 /**
  * Fills `count` POIs over Europe: 70 % around 300 "cities" (normal spread of ~5 km), 30 %
  * scattered, each with one or two system categories. Rows are inserted with the store's columns
- * (folded text keys included) and go through the real triggers (R*Tree, change count), 10,000 per
+ * (folded text keys included) and go through the real triggers (R*Tree, category links, change log), 10,000 per
  * transaction.
  */
 export function fillPois(core: Core, count: number, seed = 42): Filled {
@@ -21,10 +22,9 @@ export function fillPois(core: Core, count: number, seed = 42): Filled {
   const cities = Array.from({ length: 300 }, () => [36 + rnd() * 24, -10 + rnd() * 40] as [number, number]);
   const clientId = core.clients.create({ name: 'bench' }).client_id;
   const insert = core.db.prepare(
-    `INSERT INTO pois (client_id, name, description, lat, lng, city, country, registered_at, updated_at, name_key, description_key, city_key, country_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO pois (client_id, name, description, lat, lng, city, country, category_ids, registered_at, updated_at, name_key, description_key, city_key, country_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const link = core.db.prepare('INSERT INTO poi_categories (poi_id, category_id) VALUES (?, ?)');
   const samples: Array<[number, number]> = [];
   const t0 = performance.now();
   const batch = core.db.transaction((from: number, to: number) => {
@@ -45,12 +45,8 @@ export function fillPois(core: Core, count: number, seed = 42): Filled {
       const description = i % 3 === 0 ? `Description of point ${i}` : null;
       const cityName = city >= 0 ? `City ${city}` : null;
       const fold = (text: string | null): string | null => (text === null ? null : foldText(text));
-      const id = Number(
-        insert.run(clientId, name, description, lat, lng, cityName, 'Europe', 0, 0, foldText(name), fold(description), fold(cityName), foldText('Europe'))
-          .lastInsertRowid,
-      );
-      link.run(id, 1 + (i % 30));
-      if (i % 4 === 0) link.run(id, 1 + ((i + 7) % 30));
+      const categories = categoryIds(i % 4 === 0 ? [1 + (i % 30), 1 + ((i + 7) % 30)] : [1 + (i % 30)]);
+      insert.run(clientId, name, description, lat, lng, cityName, 'Europe', categories, 0, 0, foldText(name), fold(description), fold(cityName), foldText('Europe'));
       if (i % 500 === 0) samples.push([lat, lng]);
     }
   });

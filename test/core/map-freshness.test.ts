@@ -91,6 +91,14 @@ describe("the map and another connection's commits", () => {
     serve.clients.create({ name: 'Unrelated' });
     await serve.members.register(clientId, { username: 'someone01', pwd: 'secret1', email: 's@example.com' });
     expect(await version(), 'commits that touch no POI data').toEqual(seen[seen.length - 1]);
+
+    // Several changes since the last read, the last of them no POI's: the version is the last that the map shows.
+    await add(serve, clientId, 'Two at once');
+    serve.categories.add(clientId, { desc: 'Churros' });
+    await serve.members.register(clientId, { username: 'someone02', pwd: 'secret1', email: 't@example.com' });
+    const shown = app.db.prepare("SELECT max(seq) FROM changes WHERE poi_id IS NOT NULL OR entity = 'category'").pluck().get();
+    expect(shown).toBeLessThan(app.db.prepare('SELECT max(seq) FROM changes').pluck().get() as number);
+    expect(await version()).toBe(String(shown));
   });
 
   it('does not rebuild the map for a commit elsewhere that touches no POI', async () => {

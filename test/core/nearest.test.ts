@@ -23,13 +23,13 @@ function world(dense: number) {
   const rnd = prng(7);
   const mine = core.clients.create({ name: 'Mine' }).client_id;
   const other = core.clients.create({ name: 'Other' }).client_id;
-  const insert = core.db.prepare('INSERT INTO pois (client_id, name, lat, lng, registered_at, updated_at, name_key) VALUES (?, ?, ?, ?, 0, 0, ?)');
-  const link = core.db.prepare('INSERT INTO poi_categories VALUES (?, ?)');
+  // The database links each POI to its category_ids (migration 008).
+  const insert = core.db.prepare('INSERT INTO pois (client_id, name, lat, lng, category_ids, registered_at, updated_at, name_key) VALUES (?, ?, ?, ?, ?, 0, 0, ?)');
   const placed: Placed[] = [];
+  let n = 0;
   const put = (clientId: string, lat: number, lng: number): void => {
-    const id = Number(insert.run(clientId, 'p', lat, lng, 'p').lastInsertRowid);
-    const categories = [1 + (id % 3)];
-    link.run(id, categories[0]);
+    const categories = [1 + (n++ % 3)];
+    const id = Number(insert.run(clientId, 'p', lat, lng, JSON.stringify(categories), 'p').lastInsertRowid);
     if (clientId === mine) placed.push({ id, lat, lng, categories });
   };
   core.db.transaction(() => {

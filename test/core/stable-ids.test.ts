@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openCore } from '../support/core.js';
 import { openDatabase } from '../../main/core/store/database.js';
@@ -104,5 +105,36 @@ describe('migration 004 (stable identity, folded text)', () => {
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('foreign_key_check')).toEqual([]);
     db.close();
+  });
+});
+
+describe('the logged tables and another program', () => {
+  it('refuse writes from a connection without the service\'s functions (the sqlite3 shell), links included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'poi-guard-'));
+    try {
+      const file = join(dir, 'poi.sqlite');
+      const core = openCore({ file, geocoder: { reverse: async () => ({}) } });
+      const clientId = core.clients.create({ name: 'c' }).client_id;
+      const poi = await core.pois.add(clientId, null, { name: 'Guarded', lat: 40, lng: -3, categories: [6, 7], geocode: false });
+      core.close();
+      const shell = new BetterSqlite3(file);
+      const before = shell.prepare('SELECT count(*) FROM changes').pluck().get();
+      for (const sql of [
+        `INSERT INTO poi_categories (poi_id, category_id) VALUES (${poi.id}, 8)`,
+        `DELETE FROM poi_categories WHERE poi_id = ${poi.id}`,
+        `UPDATE poi_categories SET category_id = 9 WHERE poi_id = ${poi.id}`,
+        `UPDATE pois SET category_ids = '[8]' WHERE id = ${poi.id}`,
+        `DELETE FROM pois WHERE id = ${poi.id}`,
+        "UPDATE settings SET value = '{}'",
+      ]) {
+        expect(() => shell.exec(sql), sql).toThrow(/no such function: change_/);
+      }
+      expect(shell.prepare('SELECT category_id FROM poi_categories WHERE poi_id = ? ORDER BY 1').pluck().all(poi.id)).toEqual([6, 7]);
+      expect(shell.prepare('SELECT category_ids FROM pois WHERE id = ?').pluck().get(poi.id)).toBe('[6,7]');
+      expect(shell.prepare('SELECT count(*) FROM changes').pluck().get()).toBe(before);
+      shell.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

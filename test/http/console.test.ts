@@ -72,6 +72,9 @@ describe('browser mode: the console behind its token', () => {
     const c = (await (await op('clients.create', { name: 'Console' })).json()) as { value: { client_id: string } };
     const outOfRange = await op('pois.add', { clientId: c.value.client_id, fields: { lat: 91, lng: 0, name: 'x', categories: [1] } });
     expect(await outOfRange.json()).toMatchObject({ ok: false, error: { description: 'EXCEPTION_INVALID_PARAMETER', parameter: 'lat' } });
+    // JSON can carry a lone surrogate, which SQLite would keep as U+FFFD: refused, as the API's wire refuses it.
+    const surrogate = await op('pois.add', { clientId: c.value.client_id, fields: { lat: 40, lng: 0, name: 'a\ud800b', categories: [1] } });
+    expect(await surrogate.json()).toMatchObject({ ok: false, error: { code: 400, parameter: 'name' } });
     expect(core.db.prepare('SELECT count(*) FROM pois').pluck().get()).toBe(0);
     const unknown = await op('pois.nuke', {});
     expect(await unknown.json()).toMatchObject({ ok: false, error: { code: 404 } });

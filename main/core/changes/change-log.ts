@@ -29,14 +29,14 @@ const reply = (row: ChangeRow): ChangeReply => ({
 });
 
 /**
- * Reads the change log that the database's triggers write with every write (migration 008):
+ * Reads the change log that the database's triggers write with every write (migration 007):
  * history now; undo, export of changes and sync later.
  */
 export class ChangeLog {
   private readonly ofPoi: Statement<[number, string, number], ChangeRow>;
 
   constructor(db: Database) {
-    // The POI itself, its category links and its reports, newest first.
+    // The POI itself (its categories among its fields) and its reports, newest first.
     this.ofPoi = db.prepare(`SELECT ${COLUMNS} FROM changes WHERE poi_id = ? AND client_id = ? ORDER BY seq DESC LIMIT ?`);
   }
 

@@ -30,7 +30,13 @@ export class DataWatch {
 
   /** Opaque; changes whenever POIs, their categories or their warnings change. Cheap to poll. */
   version(): string {
-    const { top, hit } = this.scan.get(this.scannedTo) ?? { top: null, hit: null };
+    let { top, hit } = this.scan.get(this.scannedTo) ?? { top: null, hit: null };
+    if ((top ?? 0) < this.scannedTo) {
+      // The log is shorter than when last read: another file was put in place (a restored backup).
+      this.scannedTo = 0;
+      this.last = 0;
+      ({ top, hit } = this.scan.get(0) ?? { top: null, hit: null });
+    }
     if (hit !== null) this.last = hit;
     if (top !== null) this.scannedTo = top;
     return String(this.last);

@@ -38,14 +38,10 @@ const textKeys = (row: PoiRow | Omit<PoiRow, 'id'>): Record<string, string | nul
   return keys;
 };
 
-/** A POI's categories as it keeps them: each once, in id order (the same set in another order is no change). */
-export const categorySet = (ids: readonly number[]): number[] => [...new Set(ids)].sort((a, b) => a - b);
-const categoryColumn = (ids: readonly number[]): string => JSON.stringify(categorySet(ids));
-
 const FIELD_COLUMNS = POI_FIELDS.map((f) => f.column);
 const KEY_COLUMNS = FOLDED_COLUMNS.map((c) => `${c}_key`);
 const INSERTED = ['uuid', 'client_id', ...FIELD_COLUMNS, 'category_ids', 'created_by', 'registered_at', 'updated_at', ...KEY_COLUMNS];
-const UPDATED = [...FIELD_COLUMNS, 'updated_at', ...KEY_COLUMNS];
+const UPDATED = [...FIELD_COLUMNS, 'category_ids', 'updated_at', ...KEY_COLUMNS];
 
 /** SQL for POIs, every statement prepared once (the `where` shapes once per shape). */
 export class PoiStore {
@@ -53,8 +49,6 @@ export class PoiStore {
   private readonly updateStmt: Statement;
   private readonly getStmt: Statement<[string, number], PoiRow>;
   private readonly deleteStmt: Statement;
-  private readonly clearLinks: Statement;
-  private readonly addLink: Statement;
   /** Positions in a box: [all, first by id] x [any category, some categories]. */
   private readonly inBox: Record<'all' | 'firstById', Record<'any' | 'some', Statement<unknown[], Position>>>;
   private readonly entries: Statement<unknown[], number>;
@@ -68,15 +62,11 @@ export class PoiStore {
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.prepare(`INSERT INTO pois (${INSERTED.join(', ')}) VALUES (${INSERTED.map((c) => `@${c}`).join(', ')})`);
-    this.updateStmt = db.prepare(
-      `UPDATE pois SET ${UPDATED.map((c) => `${c} = @${c}`).join(', ')}, category_ids = coalesce(@category_ids, category_ids) WHERE id = @id AND client_id = @client_id`,
-    );
+    this.updateStmt = db.prepare(`UPDATE pois SET ${UPDATED.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND client_id = @client_id`);
     this.getStmt = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id = ?`);
     this.deleteStmt = db.prepare('DELETE FROM pois WHERE client_id = ? AND id = ?');
-    this.clearLinks = db.prepare('DELETE FROM poi_categories WHERE poi_id = ?');
-    this.addLink = db.prepare('INSERT INTO poi_categories (poi_id, category_id) VALUES (?, ?)');
     // Overlap tests: the R*Tree rounds its float32 boxes outwards; callers filter exactly. The
-    // client is the R*Tree's third dimension (migration 007), so only its entries are walked; the
+    // client is the R*Tree's third dimension (migration 006), so only its entries are walked; the
     // CROSS JOIN keeps SQLite from driving the join from the client's POIs instead.
     const inTree = 'r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ? AND r.max_client >= ?';
     // Positions only: a near query ranks many candidates and keeps few; whole rows come after.
@@ -108,27 +98,13 @@ export class PoiStore {
     );
   }
 
-  /**
-   * The POI's categories are written twice, here only: as its `category_ids` column, which the
-   * change log records with its other fields (migration 008), and as the links that category
-   * filters search.
-   */
-  insert(row: Omit<PoiRow, 'id'>, categoryIds: readonly number[]): number {
-    const id = Number(this.insertStmt.run({ ...row, ...textKeys(row), category_ids: categoryColumn(categoryIds) }).lastInsertRowid);
-    this.link(id, categoryIds);
-    return id;
+  /** The links that category filters search follow the row's `category_ids`, by the database's triggers (migration 008). */
+  insert(row: Omit<PoiRow, 'id'>): number {
+    return Number(this.insertStmt.run({ ...row, ...textKeys(row) }).lastInsertRowid);
   }
 
-  update(row: PoiRow, categoryIds: readonly number[] | undefined): void {
-    this.updateStmt.run({ ...row, ...textKeys(row), category_ids: categoryIds ? categoryColumn(categoryIds) : null });
-    if (categoryIds) {
-      this.clearLinks.run(row.id);
-      this.link(row.id, categoryIds);
-    }
-  }
-
-  private link(poiId: number, categoryIds: readonly number[]): void {
-    for (const categoryId of categoryIds) this.addLink.run(poiId, categoryId);
+  update(row: PoiRow): void {
+    this.updateStmt.run({ ...row, ...textKeys(row) });
   }
 
   get(clientId: string, id: number): PoiRow | undefined {

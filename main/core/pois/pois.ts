@@ -7,8 +7,8 @@ import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import type { GeocodedAddress, Geocoder } from '../geocode/geocoder.js';
 import { geocodeByDefault } from './geocode-rule.js';
-import type { PoiRow } from './poi-row.js';
-import { categorySet, type PoiStore } from './poi-store.js';
+import { categoryIds, type PoiRow } from './poi-row.js';
+import type { PoiStore } from './poi-store.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 import { NO_WARNINGS, poiReply } from './reply.js';
 import type { Author } from '../tokens/tokens.js';
@@ -64,6 +64,7 @@ export class Pois {
       postal_code: input.postal_code === undefined ? (found.postal_code ?? null) : input.postal_code,
       phone: input.phone ?? null,
       twitter: input.twitter ?? null,
+      category_ids: categoryIds(input.categories),
       created_by: author?.memberId ?? null,
       registered_at: now,
       updated_at: now,
@@ -72,11 +73,11 @@ export class Pois {
       author?.assertStillValid();
       // Inside the write: categories may have been deleted while we were geocoding.
       this.categories.assertUsable(clientId, input.categories);
-      return this.store.insert(row, input.categories);
+      return this.store.insert(row);
     });
     // Built from what was written rather than read back: a new POI has no reports yet, and its
     // categories come in id order, as a read would give them.
-    return poiReply({ ...row, id }, this.categories.replies(categorySet(input.categories)), NO_WARNINGS);
+    return poiReply({ ...row, id }, this.categories.replies(JSON.parse(row.category_ids) as number[]), NO_WARNINGS);
   }
 
   /** `author` is null for the console's operator. */
@@ -103,26 +104,20 @@ export class Pois {
           if (input[field] === undefined) next[field] = found[field] ?? current[field];
         }
       }
-      const changed = SETTABLE.some(([, column]) => next[column] !== current[column]) || this.categoriesChange(current.id, input.categories);
+      if (input.categories) next.category_ids = categoryIds(input.categories);
+      const changed = SETTABLE.some(([, column]) => next[column] !== current[column]) || next.category_ids !== current.category_ids;
       if (!changed) return;
       next.updated_at = Math.max(this.clock.now(), current.updated_at + 1);
-      this.store.update(next, input.categories);
+      this.store.update(next);
     });
     return this.reply(clientId, input.poi);
-  }
-
-  private categoriesChange(poiId: number, ids: number[] | undefined): boolean {
-    if (!ids) return false;
-    const now = (this.categories.forPois([poiId]).get(poiId) ?? []).map((c) => c.Id).sort((a, b) => a - b);
-    const next = [...ids].sort((a, b) => a - b);
-    return now.length !== next.length || now.some((id, i) => id !== next[i]);
   }
 
   get(clientId: string, id: number): PoiReply {
     return this.reply(clientId, id);
   }
 
-  /** The delete is logged with every old value (its tombstone), and so are its links and reports. */
+  /** The delete is logged with every old value, its categories included (its tombstone), and so are its reports. */
   remove(clientId: string, id: number, actor: Actor = CONSOLE): void {
     if (!this.writes.now(actor, () => this.store.delete(clientId, id))) throw poiNotFound(id);
   }

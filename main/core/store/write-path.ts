@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 
-/** Who makes a write, as the change log records it (migration 008). */
+/** Who makes a write, as the change log records it (migration 007). */
 export type Actor =
   | { kind: 'member'; id: string }
   | { kind: 'administrator' }
