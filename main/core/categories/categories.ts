@@ -93,14 +93,19 @@ export class Categories {
     return row;
   }
 
-  /** Every id must be a live category of this client or a system category. */
-  assertUsable(clientId: string, ids: readonly number[]): void {
-    for (const id of ids) {
+  /**
+   * Every id must be a live category of this client or a system category. Gives back their
+   * replies in id order (as a POI lists them), read once for the check and the reply.
+   */
+  assertUsable(clientId: string, ids: readonly number[]): CategoryReply[] {
+    const rows = [...new Set(ids)].sort((a, b) => a - b).map((id) => {
       const row = this.byId.get(id);
       if (!row || row.deleted_at !== null || (row.client_id !== null && row.client_id !== clientId)) {
         throw new ServiceError('NOT_FOUND', `no category ${id} in this client application`, 'categories');
       }
-    }
+      return row;
+    });
+    return rows.map(categoryReply);
   }
 
   /** These categories as replies, in the order given, deleted ones included; unknown ids are skipped. */

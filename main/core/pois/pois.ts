@@ -69,15 +69,15 @@ export class Pois {
       registered_at: now,
       updated_at: now,
     };
-    const id = await this.writes.run(author?.actor ?? CONSOLE, () => {
+    const [id, categories] = await this.writes.run(author?.actor ?? CONSOLE, () => {
       author?.assertStillValid();
       // Inside the write: categories may have been deleted while we were geocoding.
-      this.categories.assertUsable(clientId, input.categories);
-      return this.store.insert(row);
+      const usable = this.categories.assertUsable(clientId, input.categories);
+      return [this.store.insert(row), usable] as const;
     });
     // Built from what was written rather than read back: a new POI has no reports yet, and its
     // categories come in id order, as a read would give them.
-    return poiReply({ ...row, id }, this.categories.replies(JSON.parse(row.category_ids) as number[]), NO_WARNINGS);
+    return poiReply({ ...row, id }, categories, NO_WARNINGS);
   }
 
   /** `author` is null for the console's operator. */
