@@ -3,6 +3,7 @@ import type { ErrorBody, OkBody } from './errors.js';
 import { clientName, loginInput, pageInput, registerInput, updateMemberInput } from './schemas/members.js';
 import { addPoiInput, categoryDescription, categoryId, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
 import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, UserReply, WarningReply } from './wire.js';
+import { tileImageSource } from './tiles.js';
 
 /**
  * The one contract between the admin UI and the main process. Each operation is named once,
@@ -21,13 +22,30 @@ export const LISTENER_SCOPES = ['local', 'lan'] as const;
 export type ListenerScope = (typeof LISTENER_SCOPES)[number];
 
 export const DEFAULT_TILE_URL = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
-export const DEFAULT_TILE_ATTRIBUTION = '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors';
+export const DEFAULT_TILE_ATTRIBUTION = '© OpenStreetMap contributors';
+export const DEFAULT_TILE_ATTRIBUTION_URL = 'https://www.openstreetmap.org/copyright';
 
-/** A tile URL template: https only, with {z}, {x} and {y}. */
+/** A tile URL template with {z}, {x} and {y}, on a tile server that shared/tiles.ts accepts. */
 export const tileUrl = z
   .string()
   .max(500, 'must be at most 500 characters')
-  .refine((s) => /^https:\/\/[^\s/]+\/\S*$/.test(s) && ['{z}', '{x}', '{y}'].every((p) => s.includes(p)), 'must be an https URL template with {z}, {x} and {y}');
+  .refine(
+    (s) => tileImageSource(s) !== null && ['{z}', '{x}', '{y}'].every((p) => s.includes(p)),
+    'must be a URL template with {z}, {x} and {y}: https, or http to localhost, a private network address (10.x, 172.16-31.x, 192.168.x) or a .local name',
+  );
+
+/**
+ * The map's background: its tile server, and the credit the provider asks for, as plain text and
+ * an optional link (the map builds the HTML, so a setting cannot put markup into the page).
+ */
+export const mapSettings = z.object({
+  tileUrl,
+  tileAttribution: z.string().max(200, 'must be at most 200 characters'),
+  tileAttributionUrl: z
+    .string()
+    .max(500, 'must be at most 500 characters')
+    .refine((s) => s === '' || /^https?:\/\/[^\s"'<>]+$/.test(s), 'must be an http or https address, or empty'),
+});
 
 export const operations = {
   'clients.list': z.object({}),
@@ -75,7 +93,7 @@ export const operations = {
   }),
 
   'settings.get': z.object({}),
-  'settings.set': z.object({ tileUrl, tileAttribution: z.string().max(500) }),
+  'settings.set': mapSettings,
 
   /** Desktop app only: a link the user clicked opens in the system browser (answered by the shell). */
   'app.openExternal': z.object({ url: z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters') }),
@@ -115,10 +133,7 @@ export interface ListenerStatus {
   configurable: boolean;
 }
 
-export interface Settings {
-  tileUrl: string;
-  tileAttribution: string;
-}
+export type Settings = z.output<typeof mapSettings>;
 
 export interface Outputs {
   'clients.list': ClientSummary[];

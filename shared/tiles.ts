@@ -1,11 +1,31 @@
 /**
- * The CSP source that allows images from a tile URL template: its origin, with Leaflet's `{s}`
- * subdomain placeholder widened to `*`. Anything else in the template stays out of the policy.
+ * Where a tile server may be reached over plain http: this computer and the local network, where
+ * a field team runs its own (on a laptop, a Raspberry Pi in the truck). Anywhere else, https.
+ * IPv4 only for addresses: a Content-Security-Policy source cannot name an IPv6 literal.
+ */
+function isLocalHost(hostname: string): boolean {
+  if (hostname === 'localhost' || hostname.endsWith('.localhost') || hostname.endsWith('.local')) return true;
+  const ip = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(hostname)?.slice(1).map(Number);
+  if (!ip || ip.some((n) => n > 255)) return false;
+  const a = ip[0]!;
+  const b = ip[1]!;
+  // Loopback (127/8), private (10/8, 172.16/12, 192.168/16: RFC 1918), link-local (169.254/16).
+  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+}
+
+/**
+ * The Content-Security-Policy source that allows images from a tile URL template, or null when
+ * the template names no tile server this application accepts: https anywhere, http only to a
+ * local host (above). Leaflet's `{s}` subdomain placeholder widens to `*` (https only); the path
+ * stays out of the policy. The one rule of what a tile URL may be: the settings' schema uses it.
  */
 export function tileImageSource(template: string): string | null {
-  const m = /^https:\/\/([^/\s]+)\//.exec(template);
+  const m = /^(https?):\/\/([^/\s]+)\//.exec(template);
   if (!m) return null;
-  const host = m[1]!.replace(/\{s\}/g, '*');
-  if (!/^(\*\.)?[a-z0-9.-]+(:\d+)?$/i.test(host) || host.includes('{')) return null;
-  return `https://${host}`;
+  const scheme = m[1]!;
+  const host = m[2]!.toLowerCase().replace(/\{s\}/g, '*');
+  const parts = /^((?:\*\.)?[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(host);
+  if (!parts || (parts[2] !== undefined && (Number(parts[2]) < 1 || Number(parts[2]) > 65535))) return null;
+  if (scheme === 'http' && (parts[1]!.includes('*') || !isLocalHost(parts[1]!))) return null;
+  return `${scheme}://${host}`;
 }

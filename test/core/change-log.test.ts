@@ -53,7 +53,7 @@ describe('the change log', () => {
     const c = core.clients.create({ name: 'Alpha' });
     core.clients.setImplicitFlow(c.client_id, true);
     const rotated = core.clients.rotateAdminToken(c.client_id);
-    core.settings.setMap({ tileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png', tileAttribution: 'x' });
+    core.settings.setMap({ tileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png', tileAttribution: 'x', tileAttributionUrl: '' });
     const rows = log(core, start);
     expect(rows.map((r) => [r.entity, r.op, r.actor_kind])).toEqual([
       ['client', 'create', 'console'],

@@ -65,6 +65,19 @@ describe('browser mode: the console behind its token', () => {
     }
   });
 
+  it('keeps a tile server on the local network and allows exactly its origin; refuses a public http one, changing nothing', async () => {
+    const local = { tileUrl: 'http://192.168.1.20:8080/{z}/{x}/{y}.png', tileAttribution: 'Our <b>tiles</b>', tileAttributionUrl: '' };
+    expect(await (await op('settings.set', local)).json()).toEqual({ ok: true, value: local });
+    const csp = (await fetch(`${base}/`)).headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("img-src 'self' data: blob: http://192.168.1.20:8080;");
+    expect(csp).not.toContain('openstreetmap');
+    for (const bad of [{ tileUrl: 'http://tiles.example.org/{z}/{x}/{y}.png' }, { tileAttributionUrl: 'javascript:alert(1)' }]) {
+      const refused = await op('settings.set', { ...local, ...bad });
+      expect(await refused.json()).toMatchObject({ ok: false, error: { code: 400, parameter: Object.keys(bad)[0] } });
+    }
+    expect(await (await op('settings.get', {})).json()).toEqual({ ok: true, value: local });
+  });
+
   it('validates every input with the contract schema before the core sees it', async () => {
     const bad = await op('pois.add', { clientId: 'not-a-guid', fields: {} });
     expect(bad.status).toBe(400);

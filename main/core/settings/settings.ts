@@ -1,7 +1,16 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { CONSOLE, type WritePath } from '../store/write-path.js';
-import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, LISTENER_SCOPES, tileUrl, type ListenerScope, type Settings } from '../../../shared/contract.js';
+import {
+  DEFAULT_TILE_ATTRIBUTION,
+  DEFAULT_TILE_ATTRIBUTION_URL,
+  DEFAULT_TILE_URL,
+  LISTENER_SCOPES,
+  mapSettings,
+  type ListenerScope,
+  type Settings,
+} from '../../../shared/contract.js';
+import { fromHtmlAttribution } from './legacy-attribution.js';
 
 export interface ListenerSettings {
   enabled: boolean;
@@ -9,10 +18,12 @@ export interface ListenerSettings {
   scope: ListenerScope;
 }
 
+const DEFAULT_MAP: Settings = { tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL };
+
 export const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, scope: 'local' };
 
 const schemas = {
-  map: z.object({ tileUrl, tileAttribution: z.string().max(500) }),
+  map: mapSettings,
   listener: z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535), scope: z.enum(LISTENER_SCOPES) }),
 };
 
@@ -33,15 +44,16 @@ export class SettingsStore {
     this.write = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   }
 
-  private get<T>(key: string, schema: z.ZodType<T>, fallback: T): T {
+  /** `upgrade` turns what an older version stored into today's shape, before the schema checks it. */
+  private get<T>(key: string, schema: z.ZodType<T>, fallback: T, upgrade: (stored: unknown) => unknown = (v) => v): T {
     const row = this.read.get(key);
     if (!row) return fallback;
-    const parsed = schema.safeParse(JSON.parse(row.value));
+    const parsed = schema.safeParse(upgrade(JSON.parse(row.value)));
     return parsed.success ? parsed.data : fallback;
   }
 
   map(): Settings {
-    return this.get('map', schemas.map, { tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION });
+    return this.get('map', schemas.map, DEFAULT_MAP, fromHtmlAttribution);
   }
 
   setMap(settings: Settings): Settings {

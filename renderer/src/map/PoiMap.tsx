@@ -11,6 +11,7 @@ import { draftIcon } from './icons';
 import { PointsLayer } from './PointsLayer';
 import { MapHash } from './MapHash';
 import { MapNotice } from './MapNotice';
+import { attributionHtml } from './attribution';
 
 export interface Focus {
   lat: number;
@@ -124,7 +125,7 @@ export function PoiMap(props: Props) {
         <Pane name="basemap" style={{ zIndex: 150 }}>
           <Basemap pane="basemap" />
         </Pane>
-        {settings.data && <TileLayer key={settings.data.tileUrl} url={settings.data.tileUrl} attribution={settings.data.tileAttribution} />}
+        {settings.data && <TileLayer key={settings.data.tileUrl} url={settings.data.tileUrl} attribution={attributionHtml(settings.data)} />}
         <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
         <FocusOn focus={props.focus} />
         <MapHash />

@@ -1,6 +1,6 @@
 import '../ui/panels.css';
 import { useId, useState, type FormEvent } from 'react';
-import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_URL, type Settings } from '../../../shared/contract';
+import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_ATTRIBUTION_URL, DEFAULT_TILE_URL, type Settings } from '../../../shared/contract';
 import { tileImageSource } from '../../../shared/tiles';
 import { Field, FormError } from '../ui/Field';
 import { useSaveSettings } from './mutations';
@@ -29,7 +29,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (save.isPending) return;
-    const next = { tileUrl: form.tileUrl.trim(), tileAttribution: form.tileAttribution };
+    const next = { tileUrl: form.tileUrl.trim(), tileAttribution: form.tileAttribution.trim(), tileAttributionUrl: form.tileAttributionUrl.trim() };
     save.mutate(next, {
       // The page's Content-Security-Policy names the tile server: a new server needs a new page.
       onSuccess: () => {
@@ -55,7 +55,8 @@ function SettingsForm({ initial }: { initial: Settings }) {
         required
         hint={
           <>
-            An https URL template with <code>{'{z}'}</code>, <code>{'{x}'}</code> and <code>{'{y}'}</code>, like <code>{DEFAULT_TILE_URL}</code>.
+            A URL template with <code>{'{z}'}</code>, <code>{'{x}'}</code> and <code>{'{y}'}</code>, like <code>{DEFAULT_TILE_URL}</code>: https, or
+            http for a tile server on this computer or the local network (<code>http://192.168.1.20:8080/{'{z}/{x}/{y}'}.png</code>).
           </>
         }
       />
@@ -65,12 +66,22 @@ function SettingsForm({ initial }: { initial: Settings }) {
         value={form.tileAttribution}
         onChange={(tileAttribution) => setForm((f) => ({ ...f, tileAttribution }))}
         error={errors.field('tileAttribution')}
-        multiline
-        hint="The credit the tile provider asks for, shown on the map."
+        hint="The credit the tile provider asks for, as plain text, shown on the map."
+      />
+      <Field
+        label="Attribution link"
+        name="tileAttributionUrl"
+        value={form.tileAttributionUrl}
+        onChange={(tileAttributionUrl) => setForm((f) => ({ ...f, tileAttributionUrl }))}
+        error={errors.field('tileAttributionUrl')}
+        hint="Optional: the page the credit links to (http or https)."
       />
       <div className="actions">
         <button type="submit">Save settings</button>
-        <button type="button" onClick={() => setForm({ tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION })}>
+        <button
+          type="button"
+          onClick={() => setForm({ tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL })}
+        >
           Use OpenStreetMap defaults
         </button>
       </div>

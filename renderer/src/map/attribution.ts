@@ -1,0 +1,13 @@
+import type { Settings } from '../../../shared/contract';
+
+const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/**
+ * Leaflet shows an attribution as HTML: built here from the settings' text and link, both
+ * escaped, so that what an operator types is shown as typed and never runs as markup.
+ */
+export function attributionHtml({ tileAttribution, tileAttributionUrl }: Pick<Settings, 'tileAttribution' | 'tileAttributionUrl'>): string {
+  const text = escapeHtml(tileAttribution);
+  return tileAttributionUrl ? `<a href="${escapeHtml(tileAttributionUrl)}" target="_blank" rel="noopener noreferrer">${text}</a>` : text;
+}

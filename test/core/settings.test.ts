@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_ATTRIBUTION_URL, DEFAULT_TILE_URL } from '../../shared/contract.js';
+import { CONSOLE } from '../../main/core/store/write-path.js';
+import { testCore } from '../support/core.js';
+
+describe('map settings', () => {
+  it('reads a credit saved as HTML by an earlier version as its text and its first link, keeping the tile server', () => {
+    const core = testCore();
+    const store = (value: unknown): void => {
+      core.writes.now(CONSOLE, () => core.db.prepare("INSERT INTO settings (key, value) VALUES ('map', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(JSON.stringify(value)));
+    };
+    store({ tileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png', tileAttribution: '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors' });
+    expect(core.settings.map()).toEqual({
+      tileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png',
+      tileAttribution: '© OpenStreetMap contributors',
+      tileAttributionUrl: 'https://www.openstreetmap.org/copyright',
+    });
+    store({ tileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png', tileAttribution: 'Tiles <i>by</i> <a href="javascript:alert(1)">us</a> &amp; friends' });
+    expect(core.settings.map()).toMatchObject({ tileAttribution: 'Tiles by us & friends', tileAttributionUrl: '' });
+    // What no longer passes (an http tile server on the internet) falls back to the defaults.
+    store({ tileUrl: 'http://tiles.example.org/{z}/{x}/{y}.png', tileAttribution: 'x' });
+    expect(core.settings.map()).toEqual({ tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL });
+    core.close();
+  });
+});

@@ -1,0 +1,43 @@
+/// <reference lib="dom" />
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_ATTRIBUTION_URL, DEFAULT_TILE_URL } from '../../shared/contract.js';
+import { consoleOp, expect, test } from './fixtures.js';
+
+/** A 1x1 PNG: Leaflet stretches it over the tile's square; the test looks at requests and load state. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
+
+test('a tile server on this computer, over plain http, is accepted and drawn, credited as typed', async ({ app: page }) => {
+  const asked: string[] = [];
+  const tiles: Server = createServer((req, res) => {
+    asked.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+  });
+  await new Promise<void>((resolve) => tiles.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(tiles.address() as AddressInfo).port}`;
+  try {
+    await consoleOp(page, 'settings.set', { tileUrl: `${origin}/{z}/{x}/{y}.png`, tileAttribution: 'Field <tiles> & co', tileAttributionUrl: `${origin}/about` });
+    // A new tile server needs a new page: its Content-Security-Policy names the server.
+    await page.reload();
+    const drawn = page.locator(`.leaflet-tile-pane img.leaflet-tile-loaded[src^="${origin}/"]`);
+    await expect(drawn.first()).toBeAttached();
+    expect(asked.some((path) => /^\/\d+\/\d+\/\d+\.png$/.test(path))).toBe(true);
+    // The credit is text (no element made of it), linked to the page it names.
+    const credit = page.locator(`.leaflet-control-attribution a[href="${origin}/about"]`);
+    await expect(credit).toHaveText('Field <tiles> & co');
+    await expect(page.locator('.leaflet-control-attribution tiles')).toHaveCount(0);
+  } finally {
+    await consoleOp(page, 'settings.set', { tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL });
+    await new Promise((resolve) => tiles.close(resolve));
+  }
+});
+
+test('the settings form refuses a tile server on the internet over http, and says so under the field', async ({ app: page }) => {
+  await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Settings', exact: true }).click();
+  const url = page.getByLabel('Tile URL');
+  await url.fill('http://tiles.example.org/{z}/{x}/{y}.png');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(url).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByText(/http to localhost, a private network address/)).toBeVisible();
+  expect(await consoleOp<{ tileUrl: string }>(page, 'settings.get', {})).toMatchObject({ tileUrl: DEFAULT_TILE_URL });
+});
