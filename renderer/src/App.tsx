@@ -40,6 +40,24 @@ export function App() {
     setPanel({ kind: 'search' });
   };
 
+  // On a phone the side panel is a sheet under the map that can be folded away; what opens a
+  // panel unfolds it.
+  const [sheetFolded, setSheetFolded] = useState(false);
+  useEffect(() => setSheetFolded(false), [panel]);
+
+  // Escape closes what is open about a POI (its details, or the add / edit form, as Cancel does)
+  // and gives focus back to the map, where the keyboard user came from.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (panel.kind !== 'poi' && panel.kind !== 'poi-add' && panel.kind !== 'poi-edit') return;
+      setPanel(panel.kind === 'poi-edit' ? { kind: 'poi', poi: panel.poi } : { kind: 'search' });
+      document.querySelector<HTMLElement>('.leaflet-container')?.focus();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [panel]);
+
   return (
     <div className="app">
       <header className="topbar">
@@ -79,12 +97,16 @@ export function App() {
             {clients.isLoading ? 'Loading…' : 'Create a client application to start (Client applications panel).'}
           </div>
         )}
-        <aside className="side" aria-label="Side panel">
+        <aside id="side-panel" className={sheetFolded ? 'side folded' : 'side'} aria-label="Side panel">
+          <button type="button" className="sheet-toggle" aria-expanded={!sheetFolded} aria-controls="side-panel" onClick={() => setSheetFolded((f) => !f)}>
+            {sheetFolded ? 'Show panel' : 'Hide panel'}
+          </button>
           {panel.kind === 'poi-add' && clientId && (
             <PoiForm
               key={`add-${panel.lat}-${panel.lng}`}
               clientId={clientId}
               position={{ lat: panel.lat, lng: panel.lng }}
+              focusFirst={panel.byKeyboard === true}
               onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id })}
               onCancel={() => setPanel({ kind: 'search' })}
             />
@@ -116,7 +138,7 @@ export function App() {
                 setFocus({ lat: poi.latitude, lng: poi.longitude, at: Date.now() });
                 setPanel({ kind: 'poi', poi: poi.id });
               }}
-              onAddAtCentre={() => setPanel({ kind: 'poi-add', lat: centre.lat, lng: centre.lng })}
+              onAddAtCentre={() => setPanel({ kind: 'poi-add', lat: centre.lat, lng: centre.lng, byKeyboard: true })}
             />
           )}
           {panel.kind === 'members' && clientId && <MembersPanel clientId={clientId} />}

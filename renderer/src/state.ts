@@ -1,6 +1,7 @@
 /** What the side panel shows. */
 export type Panel =
-  | { kind: 'poi-add'; lat: number; lng: number }
+  /** `byKeyboard`: opened from the panel (add at the centre), so focus goes to the form. */
+  | { kind: 'poi-add'; lat: number; lng: number; byKeyboard?: boolean }
   | { kind: 'poi'; poi: number }
   | { kind: 'poi-edit'; poi: number }
   | { kind: 'search' }

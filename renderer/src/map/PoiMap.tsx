@@ -81,6 +81,17 @@ function FocusOn({ focus }: { focus: Focus | undefined }) {
  * Marks each moment a new answer's points are on screen (`poi-map-drawn`, and the first one as
  * `poi-map-first-draw`): the benchmark and the tests time the map by these marks.
  */
+/** The map's box changes without a window resize (the phone layout's sheet folds): Leaflet must re-measure. */
+function SizeWatcher() {
+  const map = useMap();
+  useEffect(() => {
+    const observer = new ResizeObserver(() => map.invalidateSize());
+    observer.observe(map.getContainer());
+    return () => observer.disconnect();
+  }, [map]);
+  return null;
+}
+
 function DrawnMark({ data }: { data: MapView | undefined }) {
   const map = useMap();
   useEffect(() => {
@@ -129,6 +140,7 @@ export function PoiMap(props: Props) {
         <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
         <FocusOn focus={props.focus} />
         <MapHash />
+        <SizeWatcher />
         <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={onMove} />
         {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
         <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />

@@ -13,6 +13,21 @@ interface Props {
   onMove: (to: Move, putBack: () => void) => void;
 }
 
+/**
+ * Leaflet makes a marker with `keyboard: true` focusable, but Enter or Space on it does nothing:
+ * they act as a click here, as on a button.
+ */
+function activateByKeyboard(marker: L.Marker, action: () => void): L.Marker {
+  marker.on('add', () => {
+    marker.getElement()?.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' && e.key !== ' ') return;
+      e.preventDefault();
+      action();
+    });
+  });
+  return marker;
+}
+
 const keyOf = (p: MapPoint): string => (p.poi !== undefined ? `p${p.poi}:${p.name ?? ''}:${p.lat}:${p.lng}` : `c${p.lat}:${p.lng}:${p.count}`);
 
 /**
@@ -71,7 +86,9 @@ export function PointsLayer({ points, selected, onSelect, onMove }: Props) {
       title: point.name ?? '',
       alt: point.name ?? '',
     });
-    marker.on('click', () => callbacks.current.onSelect(poi));
+    const select = (): void => callbacks.current.onSelect(poi);
+    marker.on('click', select);
+    activateByKeyboard(marker, select);
     marker.on('dragend', () => {
       const to = marker.getLatLng().wrap();
       // `point` is the answer that drew this marker: where the POI is stored.
@@ -82,8 +99,11 @@ export function PointsLayer({ points, selected, onSelect, onMove }: Props) {
 
   function clusterMarker(point: MapPoint): L.Marker {
     const marker = L.marker([point.lat, point.lng], { icon: clusterIcon(point.count), title: `${point.count} POIs: zoom in`, keyboard: true });
-    marker.on('click', () => map.setView([point.lat, point.lng], Math.max(point.expandZoom ?? map.getZoom() + 2, map.getZoom() + 1)));
-    return marker;
+    const zoomIn = (): void => {
+      map.setView([point.lat, point.lng], Math.max(point.expandZoom ?? map.getZoom() + 2, map.getZoom() + 1));
+    };
+    marker.on('click', zoomIn);
+    return activateByKeyboard(marker, zoomIn);
   }
 
   return null;

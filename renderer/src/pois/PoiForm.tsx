@@ -15,10 +15,12 @@ interface Props {
   poiId?: number;
   onSaved: (poi: PoiReply) => void;
   onCancel: () => void;
+  /** Put focus in the first field (the form was opened from the keyboard, not by a click on the map). */
+  focusFirst?: boolean;
 }
 
 /** Add a POI where the map was clicked, or edit one: edit sends only what changed. */
-export function PoiForm({ clientId, position, poiId, onSaved, onCancel }: Props) {
+export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFirst = false }: Props) {
   const editing = poiId !== undefined;
   const existing = usePoi(clientId, poiId);
   const categories = useCategories(clientId);
@@ -61,7 +63,7 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel }: Props)
       <h2>{editing ? `Edit “${existing.data?.name ?? ''}”` : 'New POI'}</h2>
       <form aria-label={editing ? 'Edit POI' : 'Add POI'} onSubmit={submit} noValidate>
         <FormError error={mutation.errors.form} />
-        <Field label="Name" value={values.text.name} onChange={(v) => setText('name', v)} error={errorOf('name')} required />
+        <Field label="Name" value={values.text.name} onChange={(v) => setText('name', v)} error={errorOf('name')} required autoFocus={focusFirst} />
         <div className="pair">
           <Field label="Latitude" type="number" step="any" value={values.lat} onChange={(v) => setValues({ ...values, lat: v })} error={errorOf('lat')} required />
           <Field label="Longitude" type="number" step="any" value={values.lng} onChange={(v) => setValues({ ...values, lng: v })} error={errorOf('lng')} required />

@@ -13,6 +13,7 @@ interface FieldProps {
   hint?: ReactNode;
   step?: string;
   name?: string;
+  autoFocus?: boolean;
 }
 
 /** A labelled input: the label names the field in plain words; the server's error sits under it. */
@@ -24,6 +25,7 @@ export function Field(props: FieldProps) {
     name: props.name,
     value: props.value,
     required: props.required,
+    autoFocus: props.autoFocus,
     'aria-invalid': props.error ? true : undefined,
     'aria-describedby': props.error ? errorId : undefined,
   };
