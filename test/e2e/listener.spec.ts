@@ -18,7 +18,7 @@ test('turn the listener on for the local network, see its addresses, reach the A
   await form.getByLabel('Port', { exact: true }).fill(String(port));
   await form.getByLabel('Local network', { exact: true }).check();
   await form.getByRole('button', { name: 'Apply' }).click();
-  await expect(page.getByRole('status').first()).toHaveText(/listening/);
+  await expect(page.getByRole('complementary', { name: 'Side panel' }).getByRole('status').first()).toHaveText(/listening/);
   const addresses = page.getByTestId('listener-addresses').getByRole('listitem');
   await expect(addresses.first()).toHaveText(`http://127.0.0.1:${port}/1/`);
   // Every address listed is one this computer answers on (all of them are its own interfaces).
@@ -40,7 +40,7 @@ test('turn the listener on for the local network, see its addresses, reach the A
     await expect(form.getByRole('alert')).toHaveText(`${taken} is already in use by another program`);
     await expect(form.getByLabel('Port', { exact: true })).toHaveAttribute('aria-invalid', 'true');
     await expect(form.getByText('Applied.')).toHaveCount(0);
-    await expect(page.getByRole('status').first()).toHaveText(/listening/);
+    await expect(page.getByRole('complementary', { name: 'Side panel' }).getByRole('status').first()).toHaveText(/listening/);
     await expect(addresses.first()).toHaveText(`http://127.0.0.1:${port}/1/`);
     expect((await fetch(`http://127.0.0.1:${port}/1/users.json?access_token=${info.adminToken}`)).status).toBe(200);
   } finally {
@@ -52,11 +52,11 @@ test('turn the listener on for the local network, see its addresses, reach the A
   await form.getByLabel('Port', { exact: true }).fill(consolePort);
   await form.getByRole('button', { name: 'Apply' }).click();
   await expect(form.getByRole('alert')).toHaveText(`${consolePort} is already in use by this app's admin console`);
-  await expect(page.getByRole('status').first()).toHaveText(/listening/);
+  await expect(page.getByRole('complementary', { name: 'Side panel' }).getByRole('status').first()).toHaveText(/listening/);
 
   // Off again: nothing answers on the first port any more.
   await form.getByLabel('Listener on', { exact: true }).uncheck();
   await form.getByRole('button', { name: 'Apply' }).click();
-  await expect(page.getByRole('status').first()).toHaveText(/stopped/);
+  await expect(page.getByRole('complementary', { name: 'Side panel' }).getByRole('status').first()).toHaveText(/stopped/);
   await expect(fetch(`http://127.0.0.1:${port}/1/users.json`)).rejects.toThrow();
 });

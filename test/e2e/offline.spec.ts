@@ -41,3 +41,10 @@ test('the map is never blank offline: the bundled world basemap is drawn when ti
   });
   await expect.poll(async () => (await centreColour(page))?.a ?? -1).toBe(0);
 });
+
+test('offline, one line over the map says the online tiles did not load and what is shown instead; only what is drawn is credited', async ({ app: page }) => {
+  await expect(page.getByRole('status').filter({ hasText: 'Online map tiles did not load' })).toContainText('showing the bundled world map');
+  const credits = page.locator('.leaflet-control-attribution');
+  await expect(credits).toContainText('Natural Earth');
+  await expect(credits).not.toContainText('OpenStreetMap');
+});

@@ -26,6 +26,8 @@ test('a tile server on this computer, over plain http, is accepted and drawn, cr
     const credit = page.locator(`.leaflet-control-attribution a[href="${origin}/about"]`);
     await expect(credit).toHaveText('Field <tiles> & co');
     await expect(page.locator('.leaflet-control-attribution tiles')).toHaveCount(0);
+    // Drawn: no offline line.
+    await expect(page.getByRole('status').filter({ hasText: 'did not load' })).toHaveCount(0);
   } finally {
     await consoleOp(page, 'settings.set', { tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL });
     await new Promise((resolve) => tiles.close(resolve));

@@ -104,10 +104,16 @@ class CountryTiles extends L.GridLayer {
   }
 }
 
+/** What the map falls back to when online tiles do not load: named so in the offline notice. */
+export const BASEMAP_NAME = 'the bundled world map';
+
+/** world-atlas draws Natural Earth's 1:110m countries. */
+const BASEMAP_CREDIT = '<a href="https://www.naturalearthdata.com/" target="_blank" rel="noopener noreferrer">Natural Earth</a>';
+
 export function Basemap({ pane }: { pane: string }) {
   const map = useMap();
   useEffect(() => {
-    const layer = new CountryTiles({ pane, updateWhenZooming: false, keepBuffer: 4 }).addTo(map);
+    const layer = new CountryTiles({ pane, updateWhenZooming: false, keepBuffer: 4, attribution: BASEMAP_CREDIT }).addTo(map);
     return () => {
       layer.remove();
     };

@@ -1,6 +1,6 @@
 import L from 'leaflet';
 import { useEffect, useState } from 'react';
-import { MapContainer, Marker, Pane, TileLayer, useMap, useMapEvents } from 'react-leaflet';
+import { MapContainer, Marker, Pane, useMap, useMapEvents } from 'react-leaflet';
 import type { Input, MapView } from '../../../shared/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { useMovePoi, type Move } from '../pois/mutations';
@@ -11,7 +11,7 @@ import { draftIcon } from './icons';
 import { PointsLayer } from './PointsLayer';
 import { MapHash } from './MapHash';
 import { MapNotice } from './MapNotice';
-import { attributionHtml } from './attribution';
+import { OfflineStatus, OnlineTiles } from './OnlineTiles';
 
 export interface Focus {
   lat: number;
@@ -122,6 +122,7 @@ export function PoiMap(props: Props) {
     void queryClient.prefetchQuery(mapViewQuery(props.clientId, withFilter(v)));
     setView(v);
   };
+  const [tilesFailing, setTilesFailing] = useState(false);
   const points = useMapView(props.clientId, query);
   useLiveData(props.clientId);
   const mover = useMovePoi(props.clientId);
@@ -136,7 +137,7 @@ export function PoiMap(props: Props) {
         <Pane name="basemap" style={{ zIndex: 150 }}>
           <Basemap pane="basemap" />
         </Pane>
-        {settings.data && <TileLayer key={settings.data.tileUrl} url={settings.data.tileUrl} attribution={attributionHtml(settings.data)} />}
+        {settings.data && <OnlineTiles settings={settings.data} onFailing={setTilesFailing} />}
         <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
         <FocusOn focus={props.focus} />
         <MapHash />
@@ -145,6 +146,7 @@ export function PoiMap(props: Props) {
         {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
         <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
       </MapContainer>
+      <OfflineStatus failing={tilesFailing} />
       <MapNotice text={mover.refusal} onDismiss={mover.dismiss} />
     </div>
   );

@@ -1,0 +1,62 @@
+import L from 'leaflet';
+import { useEffect, useState } from 'react';
+import { useMap } from 'react-leaflet';
+import type { Settings } from '../../../shared/contract';
+import { attributionHtml } from './attribution';
+import { BASEMAP_NAME } from './Basemap';
+
+type State = 'waiting' | 'drawn' | 'failing';
+
+/** One line over the map while the online tiles fail, naming what the map falls back to. */
+export function OfflineStatus({ failing }: { failing: boolean }) {
+  return (
+    // Always in the page, empty when all is well: a live region announces what appears in it.
+    <p className="map-status" role="status">
+      {failing ? `Online map tiles did not load (offline, or the tile server is unreachable): showing ${BASEMAP_NAME}.` : ''}
+    </p>
+  );
+}
+
+/**
+ * The online tile server's layer, honest about what it draws: its credit shows only once one of
+ * its tiles has been drawn, and it tells when a whole round of tiles failed (no network, a wrong
+ * URL), for OfflineStatus to say so; a later round that draws clears it.
+ */
+export function OnlineTiles({ settings, onFailing }: { settings: Settings; onFailing: (failing: boolean) => void }) {
+  const map = useMap();
+  const [state, setState] = useState<State>('waiting');
+  const { tileUrl } = settings;
+  const credit = attributionHtml(settings);
+
+  useEffect(() => {
+    setState('waiting');
+    const layer = L.tileLayer(tileUrl);
+    // Leaflet fires `load` when every tile it asked for has answered, drawn or not.
+    let drawn = 0;
+    let failed = 0;
+    layer.on('tileload', () => drawn++);
+    layer.on('tileerror', () => failed++);
+    layer.on('load', () => {
+      if (drawn > 0) setState('drawn');
+      else if (failed > 0) setState('failing');
+      drawn = 0;
+      failed = 0;
+    });
+    layer.addTo(map);
+    return () => {
+      layer.remove();
+    };
+  }, [map, tileUrl]);
+
+  useEffect(() => {
+    if (state !== 'drawn' || !map.attributionControl) return;
+    const control = map.attributionControl;
+    control.addAttribution(credit);
+    return () => {
+      control.removeAttribution(credit);
+    };
+  }, [map, state, credit]);
+
+  useEffect(() => onFailing(state === 'failing'), [state, onFailing]);
+  return null;
+}
