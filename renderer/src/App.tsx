@@ -107,7 +107,7 @@ export function App() {
               clientId={clientId}
               position={{ lat: panel.lat, lng: panel.lng }}
               focusFirst={panel.byKeyboard === true}
-              onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id })}
+              onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id, saved: true })}
               onCancel={() => setPanel({ kind: 'search' })}
             />
           )}
@@ -115,6 +115,7 @@ export function App() {
             <PoiDetails
               clientId={clientId}
               poi={panel.poi}
+              focusTitle={panel.saved === true}
               onEdit={() => setPanel({ kind: 'poi-edit', poi: panel.poi })}
               onDeleted={() => setPanel({ kind: 'search' })}
               onClose={() => setPanel({ kind: 'search' })}
@@ -125,7 +126,7 @@ export function App() {
               key={`edit-${panel.poi}`}
               clientId={clientId}
               poiId={panel.poi}
-              onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id })}
+              onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id, saved: true })}
               onCancel={() => setPanel({ kind: 'poi', poi: panel.poi })}
             />
           )}

@@ -2,7 +2,8 @@
 export type Panel =
   /** `byKeyboard`: opened from the panel (add at the centre), so focus goes to the form. */
   | { kind: 'poi-add'; lat: number; lng: number; byKeyboard?: boolean }
-  | { kind: 'poi'; poi: number }
+  /** `saved`: just saved by the form, so focus goes to the result. */
+  | { kind: 'poi'; poi: number; saved?: boolean }
   | { kind: 'poi-edit'; poi: number }
   | { kind: 'search' }
   | { kind: 'members' }

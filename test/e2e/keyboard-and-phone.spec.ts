@@ -36,13 +36,24 @@ test('by keyboard only: Enter on a pin opens it, Escape closes it, and a POI is 
   await page.keyboard.press('Enter');
   const name = page.getByRole('form', { name: 'Add POI' }).getByLabel('Name', { exact: true });
   await expect(name).toBeFocused();
-  await page.keyboard.type('Added by keys');
+  // Saved with nothing filled in: every problem at once, in a summary that takes focus and links to each field.
   const form = page.getByRole('form', { name: 'Add POI' });
+  await page.keyboard.press('Enter');
+  const summary = form.locator('.error-summary');
+  await expect(summary).toBeFocused();
+  await expect(summary.getByRole('link')).toHaveText(['Name: must not be empty', 'Categories: must list at least one category id']);
+  await expect(form.getByRole('alert')).toHaveText(['must not be empty', 'must list at least one category id']);
+  await tabTo(page, summary.getByRole('link', { name: /^Name/ }));
+  await page.keyboard.press('Enter');
+  await expect(name).toBeFocused();
+  await page.keyboard.type('Added by keys');
   await tabTo(page, form.getByLabel('Categories', { exact: true }));
   await page.keyboard.press('ArrowDown');
   await tabTo(page, form.getByRole('button', { name: 'Save POI' }));
   await page.keyboard.press('Enter');
+  // After Save, focus is on the result.
   await expect(details.getByTestId('poi-title')).toHaveText('Added by keys');
+  await expect(details.getByTestId('poi-title')).toBeFocused();
   // At the centre, where the first pin is: the two now share a cluster.
   const [added] = await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Added by keys' } });
   expect([added!.latitude, added!.longitude].map((v) => v.toFixed(3))).toEqual(['41.387', '2.170']);

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { FormError } from '../ui/Field';
 import { fieldError } from '../ui/errors';
 import { NUMBER_FIELDS, TEXT_FIELDS } from './fields';
@@ -10,11 +11,18 @@ interface Props {
   onEdit: () => void;
   onDeleted: () => void;
   onClose: () => void;
+  /** Move focus to the POI's name once shown (it was just saved: the result of what the person did). */
+  focusTitle?: boolean;
 }
 
 /** A POI's fields and open warnings. Every value is rendered as text. */
-export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose }: Props) {
+export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose, focusTitle = false }: Props) {
   const details = usePoi(clientId, poi);
+  const title = useRef<HTMLHeadingElement>(null);
+  const shown = details.data !== undefined;
+  useEffect(() => {
+    if (focusTitle && shown) title.current?.focus();
+  }, [focusTitle, shown, poi]);
   const warnings = useWarnings(clientId, poi);
   const remove = useDeletePoi();
   const p = details.data;
@@ -24,7 +32,9 @@ export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose }: Props)
   const open = counts.closed + counts.duplicated + counts.wrong_indicator + counts.wrong_info;
   return (
     <section className="panel" aria-label="POI details">
-      <h2 data-testid="poi-title">{p.name}</h2>
+      <h2 data-testid="poi-title" tabIndex={-1} ref={title}>
+        {p.name}
+      </h2>
       <dl className="details">
         <dt>Position</dt>
         <dd>

@@ -1,8 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { PoiReply } from '../../../shared/wire';
 import { useCategories } from '../categories/queries';
+import { operations } from '../../../shared/contract';
+import { ErrorSummary, type Problem } from '../ui/ErrorSummary';
 import { Field, FormError } from '../ui/Field';
-import { NUMBER_FIELDS, TEXT_FIELDS, emptyValues, parseNumber, valuesOf, type FormValues, type PoiFormField } from './fields';
+import { NUMBER_FIELDS, POI_FORM_FIELDS, TEXT_FIELDS, emptyValues, parseNumber, valuesOf, type FormValues, type PoiFormField } from './fields';
 import { useAddPoi, useUpdatePoi } from './mutations';
 import { buildAdd, buildUpdate } from './payload';
 import { usePoi } from './queries';
@@ -19,6 +21,12 @@ interface Props {
   focusFirst?: boolean;
 }
 
+/** How the error summary names each field: the form's own labels. */
+const FIXED_LABELS: Partial<Record<PoiFormField, string>> = { lat: 'Latitude', lng: 'Longitude', categories: 'Categories' };
+/** The fields in the order the form shows them, which the error summary follows. */
+const FORM_ORDER: readonly PoiFormField[] = ['name', 'lat', 'lng', 'categories', ...POI_FORM_FIELDS.filter((f) => !['name', 'lat', 'lng', 'categories'].includes(f))];
+const labelOf = (key: PoiFormField): string => FIXED_LABELS[key] ?? [...TEXT_FIELDS, ...NUMBER_FIELDS].find((f) => f.key === key)?.label ?? key;
+
 /** Add a POI where the map was clicked, or edit one: edit sends only what changed. */
 export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFirst = false }: Props) {
   const editing = poiId !== undefined;
@@ -29,6 +37,11 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
   const add = useAddPoi();
   const update = useUpdatePoi();
   const mutation = editing ? update : add;
+  // Each Save and each refusal from the server: the error summary takes focus again.
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    if (mutation.error) setAttempt((n) => n + 1);
+  }, [mutation.error]);
 
   useEffect(() => {
     if (editing && existing.data && !values) setValues(valuesOf(existing.data));
@@ -49,7 +62,15 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
     for (const f of NUMBER_FIELDS) {
       if (values.numbers[f.key].trim() !== '' && typeof parseNumber(values.numbers[f.key]) === 'string') errors[f.key] = 'must be a number';
     }
+    // Every problem at once: the contract's own schema checks what would be sent, as the server will.
+    const fields = editing ? buildUpdate(poiId, existing.data!, values) : buildAdd(values);
+    const checked = (editing ? operations['pois.update'] : operations['pois.add']).shape.fields.safeParse(fields);
+    for (const issue of checked.success ? [] : checked.error.issues) {
+      const key = POI_FORM_FIELDS.find((f) => f === issue.path[0]);
+      if (key && !errors[key]) errors[key] = issue.message;
+    }
     setLocalErrors(errors);
+    setAttempt((n) => n + 1);
     if (Object.keys(errors).length > 0) return;
     if (editing) {
       update.mutate({ clientId, fields: buildUpdate(poiId, existing.data!, values) }, { onSuccess: onSaved });
@@ -58,15 +79,21 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
     }
   };
 
+  const problems: Problem[] = FORM_ORDER.flatMap((key) => {
+    const message = errorOf(key);
+    return message ? [{ target: `poi-${key}`, label: labelOf(key), message }] : [];
+  });
+
   return (
     <section className="panel">
       <h2>{editing ? `Edit “${existing.data?.name ?? ''}”` : 'New POI'}</h2>
       <form aria-label={editing ? 'Edit POI' : 'Add POI'} onSubmit={submit} noValidate>
+        <ErrorSummary problems={problems} attempt={attempt} />
         <FormError error={mutation.errors.form} />
-        <Field label="Name" value={values.text.name} onChange={(v) => setText('name', v)} error={errorOf('name')} required autoFocus={focusFirst} />
+        <Field id="poi-name" label="Name" value={values.text.name} onChange={(v) => setText('name', v)} error={errorOf('name')} required autoFocus={focusFirst} />
         <div className="pair">
-          <Field label="Latitude" type="number" step="any" value={values.lat} onChange={(v) => setValues({ ...values, lat: v })} error={errorOf('lat')} required />
-          <Field label="Longitude" type="number" step="any" value={values.lng} onChange={(v) => setValues({ ...values, lng: v })} error={errorOf('lng')} required />
+          <Field id="poi-lat" label="Latitude" type="number" step="any" value={values.lat} onChange={(v) => setValues({ ...values, lat: v })} error={errorOf('lat')} required />
+          <Field id="poi-lng" label="Longitude" type="number" step="any" value={values.lng} onChange={(v) => setValues({ ...values, lng: v })} error={errorOf('lng')} required />
         </div>
         <div className={errorOf('categories') ? 'field field-error' : 'field'}>
           <label htmlFor="poi-categories">Categories</label>
@@ -95,6 +122,7 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
         {TEXT_FIELDS.filter((f) => f.key !== 'name').map((f) => (
           <Field
             key={f.key}
+            id={`poi-${f.key}`}
             label={f.label}
             value={values.text[f.key]}
             multiline={'multiline' in f && f.multiline}
@@ -106,6 +134,7 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
         {NUMBER_FIELDS.map((f) => (
           <Field
             key={f.key}
+            id={`poi-${f.key}`}
             label={f.label}
             type="number"
             step="any"

@@ -14,11 +14,14 @@ interface FieldProps {
   step?: string;
   name?: string;
   autoFocus?: boolean;
+  /** A fixed id (an error summary links to it); otherwise one is made. */
+  id?: string;
 }
 
 /** A labelled input: the label names the field in plain words; the server's error sits under it. */
 export function Field(props: FieldProps) {
-  const id = useId();
+  const made = useId();
+  const id = props.id ?? made;
   const errorId = `${id}-error`;
   const common = {
     id,
