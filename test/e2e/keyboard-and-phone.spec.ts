@@ -36,6 +36,7 @@ test('by keyboard only: Enter on a pin opens it, Escape closes it, and a POI is 
   await page.keyboard.press('Enter');
   const name = page.getByRole('form', { name: 'Add POI' }).getByLabel('Name', { exact: true });
   await expect(name).toBeFocused();
+  await expect(page.locator('.map-crosshair')).toBeVisible();
   // Saved with nothing filled in: every problem at once, in a summary that takes focus and links to each field.
   const form = page.getByRole('form', { name: 'Add POI' });
   await page.keyboard.press('Enter');
@@ -57,6 +58,13 @@ test('by keyboard only: Enter on a pin opens it, Escape closes it, and a POI is 
   // At the centre, where the first pin is: the two now share a cluster.
   const [added] = await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Added by keys' } });
   expect([added!.latitude, added!.longitude].map((v) => v.toFixed(3))).toEqual(['41.387', '2.170']);
+  // Enter on that cluster zooms into it.
+  const cluster = page.getByRole('button', { name: '2 POIs: zoom in' });
+  const zoomOf = (): Promise<number> => page.evaluate(() => Number(/#map=(\d+)/.exec(location.hash)?.[1]));
+  const before = await zoomOf();
+  await cluster.focus();
+  await page.keyboard.press('Enter');
+  await expect.poll(zoomOf).toBeGreaterThan(before);
   // Escape on the add form cancels it, as its Cancel button does.
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: 'Add a POI at the map centre' }).focus();

@@ -27,7 +27,8 @@ interface Props {
   filter: { q: string; categories: number[] };
   focus: Focus | undefined;
   selected: number | undefined;
-  draft: { lat: number; lng: number } | undefined;
+  /** Where a new POI is being added; `byKeyboard` (at the map centre): a crosshair marks the centre. */
+  draft: { lat: number; lng: number; byKeyboard?: boolean } | undefined;
   onMapClick: (lat: number, lng: number) => void;
   onSelect: (poi: number) => void;
   onCentre: (centre: { lat: number; lng: number }) => void;
@@ -146,6 +147,7 @@ export function PoiMap(props: Props) {
         {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
         <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
       </MapContainer>
+      {props.draft?.byKeyboard && <div className="map-crosshair" aria-hidden="true" />}
       <OfflineStatus failing={tilesFailing} />
       <MapNotice text={mover.refusal} onDismiss={mover.dismiss} />
     </div>

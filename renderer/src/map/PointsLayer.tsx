@@ -15,11 +15,14 @@ interface Props {
 
 /**
  * Leaflet makes a marker with `keyboard: true` focusable, but Enter or Space on it does nothing:
- * they act as a click here, as on a button.
+ * they act as a click here, as on a button, and the marker is named by its title.
  */
 function activateByKeyboard(marker: L.Marker, action: () => void): L.Marker {
   marker.on('add', () => {
-    marker.getElement()?.addEventListener('keydown', (e) => {
+    const element = marker.getElement();
+    // A cluster's icon holds its count as text, which would otherwise be its whole name ("2").
+    if (marker.options.title) element?.setAttribute('aria-label', marker.options.title);
+    element?.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter' && e.key !== ' ') return;
       e.preventDefault();
       action();
