@@ -57,3 +57,23 @@ test('register a member with every field, log in, revoke the token, delete the m
   await members.getByRole('button', { name: 'Delete member fieldagent7' }).click();
   await expect(page.getByRole('button', { name: 'Delete member fieldagent7' })).toHaveCount(0);
 });
+
+test('an empty registration reports every problem at once, in a summary that takes focus and leads to each field', async ({ app: page, info }) => {
+  const before = await consoleOp<unknown[]>(page, 'members.list', { clientId: info.clientId, page: {} });
+  await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Members' }).click();
+  const register = page.getByRole('form', { name: 'Register a member' });
+  await register.getByRole('button', { name: 'Register' }).click();
+  const summary = register.locator('.error-summary');
+  await expect(summary).toBeFocused();
+  await expect(summary.getByRole('heading')).toHaveText('There are 3 problems');
+  await expect(summary.getByRole('link')).toHaveText([
+    'Username: must be 6 to 40 letters (A-Z, a-z) and digits',
+    'Password: must be 6 to 40 characters',
+    'E-mail: must be a well-formed e-mail address',
+  ]);
+  await summary.getByRole('link', { name: /^E-mail/ }).click();
+  await expect(register.getByLabel('E-mail', { exact: true })).toBeFocused();
+  await expect(register.getByLabel('Username', { exact: true })).toHaveAttribute('aria-invalid', 'true');
+  // Nothing was sent.
+  expect(await consoleOp<unknown[]>(page, 'members.list', { clientId: info.clientId, page: {} })).toEqual(before);
+});

@@ -40,6 +40,8 @@ test('the settings form refuses a tile server on the internet over http, and say
   await url.fill('http://tiles.example.org/{z}/{x}/{y}.png');
   await page.getByRole('button', { name: 'Save settings' }).click();
   await expect(url).toHaveAttribute('aria-invalid', 'true');
-  await expect(page.getByText(/http to localhost, a private network address/)).toBeVisible();
+  const form = page.getByRole('form', { name: 'Map tiles' });
+  await expect(form.locator('.field-error').getByRole('alert')).toContainText('http to localhost, a private network address');
+  await expect(form.locator('.error-summary')).toBeFocused();
   expect(await consoleOp<{ tileUrl: string }>(page, 'settings.get', {})).toMatchObject({ tileUrl: DEFAULT_TILE_URL });
 });

@@ -59,7 +59,7 @@ function AddCategory({ clientId }: { clientId: string }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (add.isPending) return;
-    add.mutate({ clientId, desc }, { onSuccess: () => setDesc('') });
+    add.submit({ clientId, desc }, { onSuccess: () => setDesc('') });
   };
 
   return (
@@ -83,7 +83,7 @@ function OwnCategory({ clientId, category }: { clientId: string; category: Categ
   const save = (e: FormEvent) => {
     e.preventDefault();
     if (update.isPending) return;
-    update.mutate({ clientId, category: category.Id, desc });
+    update.submit({ clientId, category: category.Id, desc });
   };
 
   const onDelete = () => {

@@ -81,7 +81,7 @@ function CreateClient() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (create.isPending) return;
-    create.mutate(
+    create.submit(
       { name, implicitFlow },
       {
         onSuccess: (client) => {

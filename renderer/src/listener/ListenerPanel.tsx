@@ -88,7 +88,7 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
     e.preventDefault();
     if (configure.isPending) return;
     const port = form.port.trim() === '' ? 0 : Number(form.port);
-    configure.mutate({ enabled: form.enabled, port, scope: form.scope });
+    configure.submit({ enabled: form.enabled, port, scope: form.scope });
   };
 
   return (

@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
+import { FormProblems } from '../ui/ErrorSummary';
 import { Field, FormError } from '../ui/Field';
 import { localInputToIso, optionalNumber } from '../ui/format';
 import { IssuedToken } from './IssuedToken';
@@ -6,6 +7,9 @@ import { useLogIn, useLogOutToken, useRegisterMember } from './mutations';
 
 type GenderChoice = '' | 'male' | 'female';
 const EXPIRES_HINT = 'Seconds. Leave empty for a token that never expires.';
+
+const REGISTER = { username: 'Username', pwd: 'Password', email: 'E-mail', gender: 'Gender', birthday: 'Birthday', expiresin: 'Expires in' } as const;
+const LOGIN = { username: 'Username or e-mail', pwd: 'Password', expiresin: 'Expires in' } as const;
 
 const EMPTY_REGISTER = { username: '', pwd: '', email: '', gender: '' as GenderChoice, birthday: '', expiresin: '' };
 
@@ -30,19 +34,20 @@ export function RegisterForm({ clientId }: { clientId: string }) {
       ...(birthday !== undefined ? { birthday } : {}),
       ...(expiresin !== undefined ? { expiresin } : {}),
     };
-    register.mutate({ clientId, fields }, { onSuccess: () => setForm(EMPTY_REGISTER) });
+    register.submit({ clientId, fields }, { onSuccess: () => setForm(EMPTY_REGISTER) });
   };
 
   const genderError = errors.field('gender');
   return (
     <form aria-label="Register a member" className="panel-form" onSubmit={submit} noValidate>
       <h3>Register a member</h3>
+      <FormProblems errors={errors} labels={REGISTER} />
       <FormError error={errors.form} />
-      <Field label="Username" name="username" value={form.username} onChange={(username) => set({ username })} error={errors.field('username')} required hint="6 to 40 letters and digits." />
-      <Field label="Password" name="pwd" type="password" value={form.pwd} onChange={(pwd) => set({ pwd })} error={errors.field('pwd')} required hint="6 to 40 characters." />
-      <Field label="E-mail" name="email" type="email" value={form.email} onChange={(email) => set({ email })} error={errors.field('email')} required />
+      <Field label={REGISTER.username} name="username" value={form.username} onChange={(username) => set({ username })} error={errors.field('username')} required hint="6 to 40 letters and digits." />
+      <Field label={REGISTER.pwd} name="pwd" type="password" value={form.pwd} onChange={(pwd) => set({ pwd })} error={errors.field('pwd')} required hint="6 to 40 characters." />
+      <Field label={REGISTER.email} name="email" type="email" value={form.email} onChange={(email) => set({ email })} error={errors.field('email')} required />
       <div className={genderError ? 'field field-error' : 'field'}>
-        <label htmlFor={genderId}>Gender</label>
+        <label htmlFor={genderId}>{REGISTER.gender}</label>
         <div className="field-row">
           <select
             id={genderId}
@@ -63,8 +68,8 @@ export function RegisterForm({ clientId }: { clientId: string }) {
           </div>
         )}
       </div>
-      <Field label="Birthday" name="birthday" type="datetime-local" value={form.birthday} onChange={(birthday) => set({ birthday })} error={errors.field('birthday')} hint="Optional. Sent with this computer's time-zone offset." />
-      <Field label="Expires in" name="expiresin" type="number" step="any" value={form.expiresin} onChange={(expiresin) => set({ expiresin })} error={errors.field('expiresin')} hint={EXPIRES_HINT} />
+      <Field label={REGISTER.birthday} name="birthday" type="datetime-local" value={form.birthday} onChange={(birthday) => set({ birthday })} error={errors.field('birthday')} hint="Optional. Sent with this computer's time-zone offset." />
+      <Field label={REGISTER.expiresin} name="expiresin" type="number" step="any" value={form.expiresin} onChange={(expiresin) => set({ expiresin })} error={errors.field('expiresin')} hint={EXPIRES_HINT} />
       <div className="actions">
         <button type="submit">Register</button>
       </div>
@@ -85,16 +90,17 @@ export function LoginForm({ clientId }: { clientId: string }) {
     e.preventDefault();
     if (login.isPending) return;
     const expiresin = optionalNumber(expires);
-    login.mutate({ clientId, fields: { username, pwd, ...(expiresin !== undefined ? { expiresin } : {}) } }, { onSuccess: () => setPwd('') });
+    login.submit({ clientId, fields: { username, pwd, ...(expiresin !== undefined ? { expiresin } : {}) } }, { onSuccess: () => setPwd('') });
   };
 
   return (
     <form aria-label="Log in" className="panel-form" onSubmit={submit} noValidate>
       <h3>Log in</h3>
+      <FormProblems errors={errors} labels={LOGIN} />
       <FormError error={errors.form} />
-      <Field label="Username or e-mail" name="username" value={username} onChange={setUsername} error={errors.field('username')} required />
-      <Field label="Password" name="pwd" type="password" value={pwd} onChange={setPwd} error={errors.field('pwd')} required />
-      <Field label="Expires in" name="expiresin" type="number" step="any" value={expires} onChange={setExpires} error={errors.field('expiresin')} hint={EXPIRES_HINT} />
+      <Field label={LOGIN.username} name="username" value={username} onChange={setUsername} error={errors.field('username')} required />
+      <Field label={LOGIN.pwd} name="pwd" type="password" value={pwd} onChange={setPwd} error={errors.field('pwd')} required />
+      <Field label={LOGIN.expiresin} name="expiresin" type="number" step="any" value={expires} onChange={setExpires} error={errors.field('expiresin')} hint={EXPIRES_HINT} />
       <div className="actions">
         <button type="submit">Log in</button>
       </div>
@@ -112,7 +118,7 @@ export function LogoutForm() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (logout.isPending) return;
-    logout.mutate({ token: token.trim() }, { onSuccess: () => setToken('') });
+    logout.submit({ token: token.trim() }, { onSuccess: () => setToken('') });
   };
 
   return (

@@ -2,9 +2,12 @@ import '../ui/panels.css';
 import { useId, useState, type FormEvent } from 'react';
 import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_ATTRIBUTION_URL, DEFAULT_TILE_URL, type Settings } from '../../../shared/contract';
 import { tileImageSource } from '../../../shared/tiles';
+import { FormProblems } from '../ui/ErrorSummary';
 import { Field, FormError } from '../ui/Field';
 import { useSaveSettings } from './mutations';
 import { useSettings } from './queries';
+
+const LABEL = { tileUrl: 'Tile URL', tileAttribution: 'Tile attribution', tileAttributionUrl: 'Attribution link' } as const;
 
 /** The map's tile server: where the background map comes from, and whom it credits. */
 export function SettingsPanel() {
@@ -30,7 +33,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
     e.preventDefault();
     if (save.isPending) return;
     const next = { tileUrl: form.tileUrl.trim(), tileAttribution: form.tileAttribution.trim(), tileAttributionUrl: form.tileAttributionUrl.trim() };
-    save.mutate(next, {
+    save.submit(next, {
       // The page's Content-Security-Policy names the tile server: a new server needs a new page.
       onSuccess: () => {
         if (tileImageSource(next.tileUrl) !== tileImageSource(initial.tileUrl)) window.location.reload();
@@ -45,9 +48,10 @@ function SettingsForm({ initial }: { initial: Settings }) {
         The map draws its background from a tile server. When tiles cannot load (offline, or a wrong URL), the map falls back to a world basemap bundled
         with the application, so POIs can always be placed.
       </p>
+      <FormProblems errors={errors} labels={LABEL} />
       <FormError error={errors.form} />
       <Field
-        label="Tile URL"
+        label={LABEL.tileUrl}
         name="tileUrl"
         value={form.tileUrl}
         onChange={(tileUrl) => setForm((f) => ({ ...f, tileUrl }))}
@@ -61,7 +65,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
         }
       />
       <Field
-        label="Tile attribution"
+        label={LABEL.tileAttribution}
         name="tileAttribution"
         value={form.tileAttribution}
         onChange={(tileAttribution) => setForm((f) => ({ ...f, tileAttribution }))}
@@ -69,7 +73,7 @@ function SettingsForm({ initial }: { initial: Settings }) {
         hint="The credit the tile provider asks for, as plain text, shown on the map."
       />
       <Field
-        label="Attribution link"
+        label={LABEL.tileAttributionUrl}
         name="tileAttributionUrl"
         value={form.tileAttributionUrl}
         onChange={(tileAttributionUrl) => setForm((f) => ({ ...f, tileAttributionUrl }))}

@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef } from 'react';
+import type { FormErrors } from './formErrors';
 
 export interface Problem {
-  /** The id of the control to move to. */
+  /** The control to move to: its id, or its name in the summary's form. */
   target: string;
   label: string;
   message: string;
@@ -30,7 +31,8 @@ export function ErrorSummary({ problems, attempt }: { problems: Problem[]; attem
               href={`#${p.target}`}
               onClick={(e) => {
                 e.preventDefault();
-                document.getElementById(p.target)?.focus();
+                const inForm = box.current?.closest('form')?.querySelector<HTMLElement>(`[name="${CSS.escape(p.target)}"]`);
+                (document.getElementById(p.target) ?? inForm)?.focus();
               }}
             >
               {p.label}: {p.message}
@@ -40,4 +42,17 @@ export function ErrorSummary({ problems, attempt }: { problems: Problem[]; attem
       </ul>
     </div>
   );
+}
+
+/**
+ * The summary of a form whose fields carry `name`s: each field with an error, in the order of
+ * `labels`, which names every field the form's refusals may name (the form's labels come from it too).
+ */
+export function FormProblems<F extends string>({ errors, labels }: { errors: FormErrors<F> & { attempt: number }; labels: { readonly [P in F]: string } }) {
+  const fields = Object.keys(labels).filter((k): k is F => k in labels);
+  const problems = fields.flatMap((field) => {
+    const message = errors.field(field);
+    return message ? [{ target: field, label: labels[field], message }] : [];
+  });
+  return <ErrorSummary problems={problems} attempt={errors.attempt} />;
 }

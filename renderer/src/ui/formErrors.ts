@@ -17,3 +17,26 @@ export function formErrors<F extends string>(error: unknown, fields: readonly F[
   // No field of this form claims it: show the whole message, parameter name included.
   return { field: () => undefined, form: error instanceof Error ? error.message : split.message };
 }
+
+interface Issue {
+  path: readonly PropertyKey[];
+  message: string;
+}
+
+/**
+ * Every problem a schema found, each under the field its path ends in (`{ fields: { email } }`
+ * goes under `email`); the first that no field claims goes above the form.
+ */
+export function checkedErrors<F extends string>(issues: readonly Issue[], fields: readonly F[]): FormErrors<F> {
+  const byField = new Map<string, string>();
+  let form: string | undefined;
+  for (const issue of issues) {
+    const field = [...issue.path].reverse().find((p): p is F => typeof p === 'string' && (fields as readonly string[]).includes(p));
+    if (field !== undefined) {
+      if (!byField.has(field)) byField.set(field, issue.message);
+    } else {
+      form ??= `${issue.path.map(String).join('.') || 'input'}: ${issue.message}`;
+    }
+  }
+  return { field: (name) => byField.get(name), form };
+}
