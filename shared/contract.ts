@@ -34,13 +34,15 @@ export const tileUrl = z
     'must be a URL template with {z}, {x} and {y}: https, or http to localhost, a private network address (10.x, 172.16-31.x, 192.168.x) or a .local name',
   );
 
+export const MAX_ATTRIBUTION = 200;
+
 /**
  * The map's background: its tile server, and the credit the provider asks for, as plain text and
  * an optional link (the map builds the HTML, so a setting cannot put markup into the page).
  */
 export const mapSettings = z.object({
   tileUrl,
-  tileAttribution: z.string().max(200, 'must be at most 200 characters'),
+  tileAttribution: z.string().max(MAX_ATTRIBUTION, `must be at most ${MAX_ATTRIBUTION} characters`),
   tileAttributionUrl: z
     .string()
     .max(500, 'must be at most 500 characters')

@@ -18,14 +18,32 @@ function isLocalHost(hostname: string): boolean {
  * the template names no tile server this application accepts: https anywhere, http only to a
  * local host (above). Leaflet's `{s}` subdomain placeholder widens to `*` (https only); the path
  * stays out of the policy. The one rule of what a tile URL may be: the settings' schema uses it.
+ *
+ * The host must be the one a browser will ask: the template is parsed as the browser parses it
+ * (WHATWG URL), and refused unless the parsed host is the host as written. That refuses whatever
+ * a browser would rewrite: user info (`http://127.0.0.1@example.com/`), IPv4 in octal, hex or
+ * one number (`http://010.0.0.1/` is 8.0.0.1), backslashes, empty labels.
  */
 export function tileImageSource(template: string): string | null {
   const m = /^(https?):\/\/([^/\s]+)\//.exec(template);
   if (!m) return null;
   const scheme = m[1]!;
-  const host = m[2]!.toLowerCase().replace(/\{s\}/g, '*');
-  const parts = /^((?:\*\.)?[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(host);
-  if (!parts || (parts[2] !== undefined && (Number(parts[2]) < 1 || Number(parts[2]) > 65535))) return null;
-  if (scheme === 'http' && (parts[1]!.includes('*') || !isLocalHost(parts[1]!))) return null;
-  return `${scheme}://${host}`;
+  const written = m[2]!.toLowerCase();
+  const parts = /^((?:\{s\}\.)?[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(written);
+  if (!parts) return null;
+  const hostname = parts[1]!;
+  let url: URL;
+  try {
+    url = new URL(template.replace(/\{[a-z]\}/g, 'a'));
+  } catch {
+    return null;
+  }
+  const sample = hostname.replace('{s}', 'a');
+  const port = parts[2] === undefined ? undefined : Number(parts[2]);
+  if (port === 0 || url.hostname !== sample) return null;
+  // The URL parser drops a scheme's default port (":443" on https): the policy then names none.
+  if (url.port !== (port === undefined || port === (scheme === 'https' ? 443 : 80) ? '' : String(port))) return null;
+  if (sample.split('.').some((label) => label === '') || url.username !== '' || url.password !== '') return null;
+  if (scheme === 'http' && (hostname.includes('{s}') || !isLocalHost(sample))) return null;
+  return `${scheme}://${hostname.replace('{s}', '*')}${url.port ? `:${url.port}` : ''}`;
 }

@@ -49,8 +49,10 @@ export function App() {
   // and gives focus back to the map, where the keyboard user came from.
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing || document.querySelector('dialog[open]')) return;
       if (panel.kind !== 'poi' && panel.kind !== 'poi-add' && panel.kind !== 'poi-edit') return;
+      // Typed work is not thrown away on a key press: a form with changes asks first.
+      if (document.querySelector('form[data-changed="true"]') && !window.confirm('Discard the changes to this POI?')) return;
       setPanel(panel.kind === 'poi-edit' ? { kind: 'poi', poi: panel.poi } : { kind: 'search' });
       document.querySelector<HTMLElement>('.leaflet-container')?.focus();
     };

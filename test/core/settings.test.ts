@@ -17,6 +17,12 @@ describe('map settings', () => {
     });
     store({ tileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png', tileAttribution: 'Tiles <i>by</i> <a href="javascript:alert(1)">us</a> &amp; friends' });
     expect(core.settings.map()).toMatchObject({ tileAttribution: 'Tiles by us & friends', tileAttributionUrl: '' });
+    // A long credit (earlier versions took 500 characters of HTML) is shortened, not lost with the tile server.
+    store({ tileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png', tileAttribution: `<a href="https://example.org/?a=1&amp;b=2">${'Long credit '.repeat(35)}</a>` });
+    const long = core.settings.map();
+    expect(long.tileUrl).toBe('https://tiles.example.org/{z}/{x}/{y}.png');
+    expect(long.tileAttribution).toHaveLength(200);
+    expect(long.tileAttributionUrl).toBe('https://example.org/?a=1&b=2');
     // What no longer passes (an http tile server on the internet) falls back to the defaults.
     store({ tileUrl: 'http://tiles.example.org/{z}/{x}/{y}.png', tileAttribution: 'x' });
     expect(core.settings.map()).toEqual({ tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL });

@@ -18,7 +18,9 @@ test('by keyboard only: Enter on a pin opens it, Escape closes it, and a POI is 
   const poi = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { lat: 41.3870, lng: 2.1700, name: 'Keyboard pin', categories: [7], geocode: false } });
   await centreOn(page, 41.387, 2.17, 16);
   const pin = page.getByRole('button', { name: 'Keyboard pin' });
-  await pin.focus();
+  // Tab reaches the pin from the map.
+  await page.locator('.leaflet-container').focus();
+  await tabTo(page, pin);
   await page.keyboard.press('Enter');
   const details = page.getByRole('region', { name: 'POI details' });
   await expect(details.getByTestId('poi-title')).toHaveText('Keyboard pin');
@@ -65,11 +67,23 @@ test('by keyboard only: Enter on a pin opens it, Escape closes it, and a POI is 
   await cluster.focus();
   await page.keyboard.press('Enter');
   await expect.poll(zoomOf).toBeGreaterThan(before);
+  // The cluster's marker went with the zoom: focus stays on the map, not back at the page's top.
+  await expect(page.locator('.leaflet-container')).toBeFocused();
   // Escape on the add form cancels it, as its Cancel button does.
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: 'Add a POI at the map centre' }).focus();
   await page.keyboard.press('Enter');
   await expect(name).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('form', { name: 'Add POI' })).toHaveCount(0);
+  // With something typed, Escape asks first: declined, the form and its text stay.
+  await page.getByRole('button', { name: 'Add a POI at the map centre' }).focus();
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('Half typed');
+  page.once('dialog', (dialog) => void dialog.dismiss());
+  await page.keyboard.press('Escape');
+  await expect(name).toHaveValue('Half typed');
+  page.once('dialog', (dialog) => void dialog.accept());
   await page.keyboard.press('Escape');
   await expect(page.getByRole('form', { name: 'Add POI' })).toHaveCount(0);
 

@@ -62,6 +62,10 @@ test('an empty registration reports every problem at once, in a summary that tak
   const before = await consoleOp<unknown[]>(page, 'members.list', { clientId: info.clientId, page: {} });
   await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Members' }).click();
   const register = page.getByRole('form', { name: 'Register a member' });
+  const sent: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/console/api/members.register')) sent.push(r.url());
+  });
   await register.getByRole('button', { name: 'Register' }).click();
   const summary = register.locator('.error-summary');
   await expect(summary).toBeFocused();
@@ -75,5 +79,6 @@ test('an empty registration reports every problem at once, in a summary that tak
   await expect(register.getByLabel('E-mail', { exact: true })).toBeFocused();
   await expect(register.getByLabel('Username', { exact: true })).toHaveAttribute('aria-invalid', 'true');
   // Nothing was sent.
+  expect(sent).toEqual([]);
   expect(await consoleOp<unknown[]>(page, 'members.list', { clientId: info.clientId, page: {} })).toEqual(before);
 });

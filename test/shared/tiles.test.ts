@@ -15,6 +15,7 @@ describe('which tile servers the map accepts', () => {
       ['http://192.168.1.20:8080/{z}/{x}/{y}.png', 'http://192.168.1.20:8080'],
       ['http://169.254.10.1/{z}/{x}/{y}.png', 'http://169.254.10.1'],
       ['http://Tiles.Local/{z}/{x}/{y}.png', 'http://tiles.local'],
+      ['https://tiles.example.org:443/{z}/{x}/{y}.png', 'https://tiles.example.org'],
     ];
     for (const [url, source] of accepted) {
       expect(tileImageSource(url), url).toBe(source);
@@ -33,6 +34,15 @@ describe('which tile servers the map accepts', () => {
       'ftp://tiles.example.org/{z}/{x}/{y}.png',
       'https://tiles.example.org {z}/{x}/{y}.png',
       "https://tiles.example.org;script-src 'unsafe-inline'/{z}/{x}/{y}.png",
+      // What a browser would fetch from elsewhere than the host as written.
+      'http://010.0.0.1/{z}/{x}/{y}.png', // octal: 8.0.0.1
+      'http://172.016.0.1/{z}/{x}/{y}.png', // 172.14.0.1
+      'http://2130706433/{z}/{x}/{y}.png', // 127.0.0.1 as one number
+      'http://127.0.0.1@example.com/{z}/{x}/{y}.png', // user info: the host is example.com
+      'http://192.168.1.08/{z}/{x}/{y}.png',
+      'http://.local/{z}/{x}/{y}.png',
+      'http://localhost./{z}/{x}/{y}.png',
+      'http://127.0.0.1:0/{z}/{x}/{y}.png',
     ];
     for (const url of refused) expect(tileImageSource(url), url).toBeNull();
     expect(mapSettings.safeParse({ tileUrl: 'https://tiles.example.org/{z}/{x}.png', tileAttribution: '', tileAttributionUrl: '' }).success).toBe(false);

@@ -1,3 +1,5 @@
+import { MAX_ATTRIBUTION } from '../../../shared/contract.js';
+
 /** The few entities a hand-written attribution uses; anything else stays as written. */
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'", nbsp: ' ', copy: '©' };
 
@@ -9,11 +11,10 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 export function fromHtmlAttribution(stored: unknown): unknown {
   if (typeof stored !== 'object' || stored === null || 'tileAttributionUrl' in stored) return stored;
   const html = 'tileAttribution' in stored && typeof stored.tileAttribution === 'string' ? stored.tileAttribution : '';
-  const link = /href\s*=\s*["']([^"']+)["']/i.exec(html)?.[1] ?? '';
-  const text = html
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(#39|[a-z]+);/gi, (entity: string, name: string) => ENTITIES[name.toLowerCase()] ?? entity)
-    .replace(/\s+/g, ' ')
-    .trim();
-  return { ...stored, tileAttribution: text, tileAttributionUrl: /^https?:\/\//.test(link) ? link : '' };
+  const decode = (s: string): string => s.replace(/&(#39|[a-z]+);/gi, (entity: string, name: string) => ENTITIES[name.toLowerCase()] ?? entity);
+  const link = decode(/href\s*=\s*["']([^"']+)["']/i.exec(html)?.[1] ?? '');
+  const text = decode(html.replace(/<[^>]*>/g, '')).replace(/\s+/g, ' ').trim();
+  // Earlier versions took 500 characters of HTML; the text may be longer than today's limit.
+  const fits = text.length > MAX_ATTRIBUTION ? `${text.slice(0, MAX_ATTRIBUTION - 1)}…` : text;
+  return { ...stored, tileAttribution: fits, tileAttributionUrl: /^https?:\/\/[^\s"'<>]+$/.test(link) ? link : '' };
 }

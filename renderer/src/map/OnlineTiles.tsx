@@ -5,8 +5,6 @@ import type { Settings } from '../../../shared/contract';
 import { attributionHtml } from './attribution';
 import { BASEMAP_NAME } from './Basemap';
 
-type State = 'waiting' | 'drawn' | 'failing';
-
 /** One line over the map while the online tiles fail, naming what the map falls back to. */
 export function OfflineStatus({ failing }: { failing: boolean }) {
   return (
@@ -18,27 +16,31 @@ export function OfflineStatus({ failing }: { failing: boolean }) {
 }
 
 /**
- * The online tile server's layer, honest about what it draws: its credit shows only once one of
- * its tiles has been drawn, and it tells when a whole round of tiles failed (no network, a wrong
- * URL), for OfflineStatus to say so; a later round that draws clears it.
+ * The online tile server's layer, honest about what it draws: its credit shows from the first of
+ * its tiles drawn (and stays while they may be on screen), and it tells when a whole round of
+ * tiles failed (no network, a wrong URL), for OfflineStatus to say so; a later round that draws
+ * clears that. Mounted once per tile URL (keyed by it), so a new server starts uncredited.
  */
 export function OnlineTiles({ settings, onFailing }: { settings: Settings; onFailing: (failing: boolean) => void }) {
   const map = useMap();
-  const [state, setState] = useState<State>('waiting');
+  const [drawnOnce, setDrawnOnce] = useState(false);
+  const [failing, setFailing] = useState(false);
   const { tileUrl } = settings;
   const credit = attributionHtml(settings);
 
   useEffect(() => {
-    setState('waiting');
     const layer = L.tileLayer(tileUrl);
     // Leaflet fires `load` when every tile it asked for has answered, drawn or not.
     let drawn = 0;
     let failed = 0;
-    layer.on('tileload', () => drawn++);
+    layer.on('tileload', () => {
+      drawn++;
+      setDrawnOnce(true);
+    });
     layer.on('tileerror', () => failed++);
     layer.on('load', () => {
-      if (drawn > 0) setState('drawn');
-      else if (failed > 0) setState('failing');
+      if (drawn > 0) setFailing(false);
+      else if (failed > 0) setFailing(true);
       drawn = 0;
       failed = 0;
     });
@@ -49,14 +51,15 @@ export function OnlineTiles({ settings, onFailing }: { settings: Settings; onFai
   }, [map, tileUrl]);
 
   useEffect(() => {
-    if (state !== 'drawn' || !map.attributionControl) return;
+    if (!drawnOnce || !map.attributionControl) return;
     const control = map.attributionControl;
     control.addAttribution(credit);
     return () => {
       control.removeAttribution(credit);
     };
-  }, [map, state, credit]);
+  }, [map, drawnOnce, credit]);
 
-  useEffect(() => onFailing(state === 'failing'), [state, onFailing]);
+  useEffect(() => onFailing(failing), [failing, onFailing]);
+  useEffect(() => () => onFailing(false), [onFailing]);
   return null;
 }

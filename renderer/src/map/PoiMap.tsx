@@ -138,7 +138,7 @@ export function PoiMap(props: Props) {
         <Pane name="basemap" style={{ zIndex: 150 }}>
           <Basemap pane="basemap" />
         </Pane>
-        {settings.data && <OnlineTiles settings={settings.data} onFailing={setTilesFailing} />}
+        {settings.data && <OnlineTiles key={settings.data.tileUrl} settings={settings.data} onFailing={setTilesFailing} />}
         <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
         <FocusOn focus={props.focus} />
         <MapHash />

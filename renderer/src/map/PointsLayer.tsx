@@ -106,7 +106,11 @@ export function PointsLayer({ points, selected, onSelect, onMove }: Props) {
       map.setView([point.lat, point.lng], Math.max(point.expandZoom ?? map.getZoom() + 2, map.getZoom() + 1));
     };
     marker.on('click', zoomIn);
-    return activateByKeyboard(marker, zoomIn);
+    // By keyboard, focus stays on the map: the cluster's marker goes with the zoom.
+    return activateByKeyboard(marker, () => {
+      map.getContainer().focus();
+      zoomIn();
+    });
   }
 
   return null;

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { PoiReply } from '../../../shared/wire';
 import { useCategories } from '../categories/queries';
 import { operations } from '../../../shared/contract';
@@ -46,6 +46,9 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
   useEffect(() => {
     if (editing && existing.data && !values) setValues(valuesOf(existing.data));
   }, [editing, existing.data, values]);
+  // What the form opened with: a form with changes says so (data-changed), and Escape asks before discarding them.
+  const opened = useRef<string | undefined>(undefined);
+  if (values && opened.current === undefined) opened.current = JSON.stringify(values);
 
   if (!values) return <section className="panel">Loading…</section>;
 
@@ -87,7 +90,7 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
   return (
     <section className="panel">
       <h2>{editing ? `Edit “${existing.data?.name ?? ''}”` : 'New POI'}</h2>
-      <form aria-label={editing ? 'Edit POI' : 'Add POI'} onSubmit={submit} noValidate>
+      <form aria-label={editing ? 'Edit POI' : 'Add POI'} onSubmit={submit} noValidate data-changed={JSON.stringify(values) !== opened.current}>
         <ErrorSummary problems={problems} attempt={attempt} />
         <FormError error={mutation.errors.form} />
         <Field id="poi-name" label="Name" value={values.text.name} onChange={(v) => setText('name', v)} error={errorOf('name')} required autoFocus={focusFirst} />
