@@ -48,3 +48,15 @@ test('offline, one line over the map says the online tiles did not load and what
   await expect(credits).toContainText('Natural Earth');
   await expect(credits).not.toContainText('OpenStreetMap');
 });
+
+test('zoomed in, the bundled map is Natural Earth 1:10m: Piazza San Marco in Venice is on land, not at sea', async ({ app: page }) => {
+  await page.evaluate(() => {
+    location.hash = '#map=13/45.43410/12.33880';
+  });
+  await expect.poll(() => centreColour(page), { timeout: 20_000 }).toEqual({ r: 239, g: 234, b: 223, a: 255 });
+  // Open sea stays sea at that zoom: the Adriatic off the Lido.
+  await page.evaluate(() => {
+    location.hash = '#map=13/45.30000/12.60000';
+  });
+  await expect.poll(() => centreColour(page), { timeout: 20_000 }).not.toEqual({ r: 239, g: 234, b: 223, a: 255 });
+});

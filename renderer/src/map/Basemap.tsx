@@ -1,7 +1,8 @@
 import L from 'leaflet';
 import { useEffect } from 'react';
 import { useMap } from 'react-leaflet';
-import { worldCountries } from './basemap';
+import { detailedCountries, worldCountries } from './basemap';
+import type { FeatureCollection, Geometry } from 'geojson';
 
 const LAND = '#efeadf';
 const BORDER = '#8a8a7a';
@@ -24,9 +25,9 @@ function project(lng: number, lat: number): [number, number] {
 }
 
 /** Projects every country once, so that drawing a tile is only scaling and translating. */
-function buildShapes(): Shape[] {
+function buildShapes(countries: FeatureCollection<Geometry>): Shape[] {
   const shapes: Shape[] = [];
-  for (const feature of worldCountries().features) {
+  for (const feature of countries.features) {
     const g = feature.geometry;
     const polygons = g.type === 'Polygon' ? [g.coordinates] : g.type === 'MultiPolygon' ? g.coordinates : [];
     for (const polygon of polygons) {
@@ -55,8 +56,28 @@ function buildShapes(): Shape[] {
  * map's tile layer: each 256-pixel tile draws only the countries that touch it, and Leaflet keeps
  * tiles it has drawn, so a pan draws only the new edge and a zoom only one screen of tiles.
  */
+/** From this zoom the 1:10m shapes are drawn (1:50m is as fine as the screen below it). */
+const DETAILED_FROM_ZOOM = 6;
+
 class CountryTiles extends L.GridLayer {
-  private shapes: Shape[] | undefined;
+  private coarse: Shape[] | undefined;
+  private detailed: Shape[] | undefined;
+  private loading = false;
+
+  private shapesFor(zoom: number): Shape[] {
+    this.coarse ??= buildShapes(worldCountries());
+    if (zoom < DETAILED_FROM_ZOOM) return this.coarse;
+    if (this.detailed) return this.detailed;
+    if (!this.loading) {
+      this.loading = true;
+      // Meanwhile the coarse shapes; once loaded, every tile is drawn again.
+      void detailedCountries().then((countries) => {
+        this.detailed = buildShapes(countries);
+        this.redraw();
+      });
+    }
+    return this.coarse;
+  }
 
   /**
    * Tiles are drawn asynchronously (`done`) when the page is idle, after the POIs of a new view
@@ -80,7 +101,7 @@ class CountryTiles extends L.GridLayer {
   }
 
   private draw(canvas: HTMLCanvasElement, coords: L.Coords, size: L.Point, ratio: number): void {
-    this.shapes ??= buildShapes();
+    const shapes = this.shapesFor(coords.z);
     const ctx = canvas.getContext('2d');
     if (!ctx) return;
     const scale = 2 ** coords.z;
@@ -90,7 +111,7 @@ class CountryTiles extends L.GridLayer {
     ctx.fillStyle = LAND;
     ctx.strokeStyle = BORDER;
     ctx.lineWidth = 0.6 * ratio;
-    for (const shape of this.shapes) {
+    for (const shape of shapes) {
       if (shape.maxX < x0 || shape.minX > x1 || shape.maxY < y0 || shape.minY > y1) continue;
       ctx.beginPath();
       for (const ring of shape.rings) {
