@@ -49,6 +49,14 @@ export const mapSettings = z.object({
     .refine((s) => s === '' || /^https?:\/\/[^\s"'<>]+$/.test(s), 'must be an http or https address, or empty'),
 });
 
+/** A box on the map, in degrees; `west` > `east` when it spans the antimeridian. */
+const box = {
+  south: z.number().min(-90).max(90),
+  north: z.number().min(-90).max(90),
+  west: z.number().min(-180).max(180),
+  east: z.number().min(-180).max(180),
+};
+
 export const operations = {
   'clients.list': z.object({}),
   'clients.create': z.object({ name: clientName, implicitFlow: z.boolean().optional() }),
@@ -62,14 +70,13 @@ export const operations = {
 
   'pois.map': z.object({
     ...forClient,
-    south: z.number().min(-90).max(90),
-    north: z.number().min(-90).max(90),
-    west: z.number().min(-180).max(180),
-    east: z.number().min(-180).max(180),
+    ...box,
     zoom: z.number().int().min(0).max(24),
     q: z.string().max(200).optional(),
     categories: z.array(categoryId).max(50).optional(),
   }),
+  /** The largest places in a box (GeoNames cities, by population): the bundled map's place names. */
+  'map.places': z.object({ ...box, limit: z.number().int().min(1).max(100) }),
   /** An opaque value that changes whenever what the map shows may have changed, from this process or another. */
   'pois.version': z.object({}),
   'pois.get': z.object({ ...forClient, poi: poiId }),
@@ -117,6 +124,14 @@ export interface MapPoint {
   expandZoom?: number;
 }
 
+/** A place to name on the bundled map. */
+export interface PlaceLabel {
+  name: string;
+  lat: number;
+  lng: number;
+  population: number;
+}
+
 export interface MapView {
   points: MapPoint[];
   /** POIs in the view in all (clusters counted by their members). */
@@ -147,6 +162,7 @@ export interface Outputs {
   'categories.update': CategoryReply;
   'categories.delete': OkBody;
   'pois.map': MapView;
+  'map.places': PlaceLabel[];
   'pois.version': string;
   'pois.get': PoiReply;
   'pois.add': PoiReply;

@@ -60,3 +60,18 @@ test('zoomed in, the bundled map is Natural Earth 1:10m: Piazza San Marco in Ven
   });
   await expect.poll(() => centreColour(page), { timeout: 20_000 }).not.toEqual({ r: 239, g: 234, b: 223, a: 255 });
 });
+
+test('offline, the bundled map names the largest places of the view (GeoNames), as text, out of the way of clicks', async ({ app: page }) => {
+  await page.evaluate(() => {
+    location.hash = '#map=6/40.41690/-3.70350';
+  });
+  const madrid = page.locator('.place-label', { hasText: /^Madrid$/ });
+  await expect(madrid).toBeVisible();
+  expect(await page.locator('.place-label').count()).toBeLessThanOrEqual(12);
+  await expect(page.locator('.leaflet-control-attribution')).toContainText('GeoNames');
+  // A click on a name is a click on the map: it starts a POI there.
+  const box = (await madrid.boundingBox())!;
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  await expect(page.getByRole('form', { name: 'Add POI' })).toBeVisible();
+  await page.getByRole('button', { name: 'Cancel' }).click();
+});

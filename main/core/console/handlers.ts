@@ -2,6 +2,7 @@ import type { OpName, Output, ValidInput } from '../../../shared/contract.js';
 import { categoriesConsole } from '../categories/console.js';
 import { clientsConsole } from '../clients/console.js';
 import { membersConsole } from '../members/console.js';
+import { placesConsole } from '../places/console.js';
 import { poisConsole } from '../pois/console.js';
 import type { Services } from '../services.js';
 import { settingsConsole } from '../settings/console.js';
@@ -26,6 +27,7 @@ export function consoleHandlers(core: Services): Handlers<CoreOp> {
     ...clientsConsole(core),
     ...categoriesConsole(core),
     ...poisConsole(core),
+    ...placesConsole(),
     ...warningsConsole(core),
     ...membersConsole(core),
     ...settingsConsole(core),

@@ -7,7 +7,7 @@ export { assertCoordinate, compactAddress, isWarmable } from './geocoder.js';
 export type { GeocodedAddress, Geocoder, Warmable } from './geocoder.js';
 export { DEFAULT_MIN_INTERVAL_MS, DEFAULT_TIMEOUT_MS, NominatimGeocoder } from './nominatim.js';
 export type { NominatimOptions } from './nominatim.js';
-export { OfflineGeocoder, offlineLoadStats } from './offline.js';
+export { largestPlaces, OfflineGeocoder, offlineLoadStats } from './offline.js';
 export type { LoadStats } from './offline.js';
 
 export interface GeocoderOptions {

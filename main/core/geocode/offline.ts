@@ -201,3 +201,28 @@ export class OfflineGeocoder implements Geocoder, Warmable {
     };
   }
 }
+
+/** A box in degrees; `west` > `east` when it spans the antimeridian. */
+export interface PlaceBox {
+  south: number;
+  north: number;
+  west: number;
+  east: number;
+}
+
+/**
+ * The `limit` most populous places (GeoNames, as the geocoder reads them) in a box, most
+ * populous first: the names the bundled world map shows, as an atlas names the largest towns
+ * of a view. Loads the city table if the geocoder has not yet.
+ */
+export async function largestPlaces(box: PlaceBox, limit: number): Promise<Array<{ name: string; lat: number; lng: number; population: number }>> {
+  const t = await loadTable();
+  const ids =
+    box.west <= box.east
+      ? t.index.range(box.west, box.south, box.east, box.north)
+      : [...t.index.range(box.west, box.south, 180, box.north), ...t.index.range(-180, box.south, box.east, box.north)];
+  return ids
+    .sort((a, b) => t.populations[b]! - t.populations[a]! || a - b)
+    .slice(0, limit)
+    .map((i) => ({ name: t.names[i]!, lat: t.lats[i]!, lng: t.lngs[i]!, population: t.populations[i]! }));
+}

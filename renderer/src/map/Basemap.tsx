@@ -63,6 +63,17 @@ class CountryTiles extends L.GridLayer {
   private coarse: Shape[] | undefined;
   private detailed: Shape[] | undefined;
   private loading = false;
+  /** The tiles on screen, to draw again in place when the detailed shapes arrive (a redraw() would blank them first). */
+  private readonly shown = new Map<string, { canvas: HTMLCanvasElement; coords: L.Coords }>();
+
+  override onAdd(map: L.Map): this {
+    this.on('tileunload', (e: L.TileEvent) => this.shown.delete(this.keyOf(e.coords)));
+    return super.onAdd(map);
+  }
+
+  private keyOf(coords: L.Coords): string {
+    return `${coords.x}:${coords.y}:${coords.z}`;
+  }
 
   private shapesFor(zoom: number): Shape[] {
     this.coarse ??= buildShapes(worldCountries());
@@ -70,10 +81,16 @@ class CountryTiles extends L.GridLayer {
     if (this.detailed) return this.detailed;
     if (!this.loading) {
       this.loading = true;
-      // Meanwhile the coarse shapes; once loaded, every tile is drawn again.
+      // Meanwhile the coarse shapes; once loaded, the tiles on screen are drawn again, in place.
       void detailedCountries().then((countries) => {
         this.detailed = buildShapes(countries);
-        this.redraw();
+        const size = this.getTileSize();
+        const ratio = window.devicePixelRatio || 1;
+        for (const { canvas, coords } of this.shown.values()) {
+          if (coords.z < DETAILED_FROM_ZOOM) continue;
+          canvas.getContext('2d')?.clearRect(0, 0, canvas.width, canvas.height);
+          this.draw(canvas, coords, size, ratio);
+        }
       });
     }
     return this.coarse;
@@ -90,6 +107,7 @@ class CountryTiles extends L.GridLayer {
     const canvas = document.createElement('canvas');
     canvas.width = size.x * ratio;
     canvas.height = size.y * ratio;
+    this.shown.set(this.keyOf(coords), { canvas, coords });
     requestIdleCallback(
       () => {
         this.draw(canvas, coords, size, ratio);

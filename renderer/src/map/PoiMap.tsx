@@ -12,6 +12,7 @@ import { PointsLayer } from './PointsLayer';
 import { MapHash } from './MapHash';
 import { MapNotice } from './MapNotice';
 import { OfflineStatus, OnlineTiles } from './OnlineTiles';
+import { PlaceLabels } from './PlaceLabels';
 
 export interface Focus {
   lat: number;
@@ -143,6 +144,7 @@ export function PoiMap(props: Props) {
         <FocusOn focus={props.focus} />
         <MapHash />
         <SizeWatcher />
+        {tilesFailing && <PlaceLabels />}
         <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={onMove} />
         {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
         <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
