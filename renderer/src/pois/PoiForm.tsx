@@ -1,10 +1,9 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { PoiReply } from '../../../shared/wire';
 import { useCategories } from '../categories/queries';
-import { operations } from '../../../shared/contract';
 import { ErrorSummary, type Problem } from '../ui/ErrorSummary';
 import { Field, FormError } from '../ui/Field';
-import { NUMBER_FIELDS, POI_FORM_FIELDS, TEXT_FIELDS, emptyValues, parseNumber, valuesOf, type FormValues, type PoiFormField } from './fields';
+import { NUMBER_FIELDS, POI_FORM_FIELDS, TEXT_FIELDS, emptyValues, valuesOf, type FormValues, type PoiFormField } from './fields';
 import { useAddPoi, useUpdatePoi } from './mutations';
 import { buildAdd, buildUpdate } from './payload';
 import { usePoi } from './queries';
@@ -33,15 +32,9 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
   const existing = usePoi(clientId, poiId);
   const categories = useCategories(clientId);
   const [values, setValues] = useState<FormValues | undefined>(position ? emptyValues(position.lat, position.lng) : undefined);
-  const [localErrors, setLocalErrors] = useState<Partial<Record<PoiFormField, string>>>({});
   const add = useAddPoi();
   const update = useUpdatePoi();
   const mutation = editing ? update : add;
-  // Each Save and each refusal from the server: the error summary takes focus again.
-  const [attempt, setAttempt] = useState(0);
-  useEffect(() => {
-    if (mutation.error) setAttempt((n) => n + 1);
-  }, [mutation.error]);
 
   useEffect(() => {
     if (editing && existing.data && !values) setValues(valuesOf(existing.data));
@@ -52,34 +45,15 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
 
   if (!values) return <section className="panel">Loading…</section>;
 
-  const errorOf = (key: PoiFormField) => localErrors[key] ?? mutation.errors.field(key);
+  const errorOf = (key: PoiFormField) => mutation.errors.field(key);
   const setText = (key: keyof FormValues['text'], v: string) => setValues({ ...values, text: { ...values.text, [key]: v } });
   const setNumber = (key: keyof FormValues['numbers'], v: string) => setValues({ ...values, numbers: { ...values.numbers, [key]: v } });
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const errors: Partial<Record<PoiFormField, string>> = {};
-    for (const key of ['lat', 'lng'] as const) {
-      if (typeof parseNumber(values[key]) === 'string') errors[key] = 'must be a number';
-    }
-    for (const f of NUMBER_FIELDS) {
-      if (values.numbers[f.key].trim() !== '' && typeof parseNumber(values.numbers[f.key]) === 'string') errors[f.key] = 'must be a number';
-    }
-    // Every problem at once: the contract's own schema checks what would be sent, as the server will.
-    const fields = editing ? buildUpdate(poiId, existing.data!, values) : buildAdd(values);
-    const checked = (editing ? operations['pois.update'] : operations['pois.add']).shape.fields.safeParse(fields);
-    for (const issue of checked.success ? [] : checked.error.issues) {
-      const key = POI_FORM_FIELDS.find((f) => f === issue.path[0]);
-      if (key && !errors[key]) errors[key] = issue.message;
-    }
-    setLocalErrors(errors);
-    setAttempt((n) => n + 1);
-    if (Object.keys(errors).length > 0) return;
-    if (editing) {
-      update.mutate({ clientId, fields: buildUpdate(poiId, existing.data!, values) }, { onSuccess: onSaved });
-    } else {
-      add.mutate({ clientId, fields: buildAdd(values) }, { onSuccess: onSaved });
-    }
+    // Checked with the contract's schema before it is sent (every problem at once): see useOperation.
+    if (editing) update.submit({ clientId, fields: buildUpdate(poiId, existing.data!, values) }, { onSuccess: onSaved });
+    else add.submit({ clientId, fields: buildAdd(values) }, { onSuccess: onSaved });
   };
 
   const problems: Problem[] = FORM_ORDER.flatMap((key) => {
@@ -91,7 +65,7 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
     <section className="panel">
       <h2>{editing ? `Edit “${existing.data?.name ?? ''}”` : 'New POI'}</h2>
       <form aria-label={editing ? 'Edit POI' : 'Add POI'} onSubmit={submit} noValidate data-changed={JSON.stringify(values) !== opened.current}>
-        <ErrorSummary problems={problems} attempt={attempt} />
+        <ErrorSummary problems={problems} attempt={mutation.errors.attempt} />
         <FormError error={mutation.errors.form} />
         <Field id="poi-name" label="Name" value={values.text.name} onChange={(v) => setText('name', v)} error={errorOf('name')} required autoFocus={focusFirst} />
         <div className="pair">
