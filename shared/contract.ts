@@ -4,6 +4,7 @@ import { clientName, loginInput, pageInput, registerInput, updateMemberInput } f
 import { addPoiInput, categoryDescription, categoryId, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
 import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, UserReply, WarningReply } from './wire.js';
 import { tileImageSource } from './tiles.js';
+import type { MapPackage } from './maps.js';
 
 /**
  * The one contract between the admin UI and the main process. Each operation is named once,
@@ -77,6 +78,9 @@ export const operations = {
   }),
   /** The largest places in a box (GeoNames cities, by population): the bundled map's place names. */
   'map.places': z.object({ ...box, limit: z.number().int().min(1).max(100) }),
+  /** The offline map packages imported on this computer (imported by upload, dialog or CLI). */
+  'maps.list': z.object({}),
+  'maps.remove': z.object({ id: guid }),
   /** An opaque value that changes whenever what the map shows may have changed, from this process or another. */
   'pois.version': z.object({}),
   'pois.get': z.object({ ...forClient, poi: poiId }),
@@ -163,6 +167,8 @@ export interface Outputs {
   'categories.delete': OkBody;
   'pois.map': MapView;
   'map.places': PlaceLabel[];
+  'maps.list': MapPackage[];
+  'maps.remove': OkBody;
   'pois.version': string;
   'pois.get': PoiReply;
   'pois.add': PoiReply;

@@ -3,6 +3,7 @@ import { resolveCaller, type CallerOf, type Credentials } from './api/caller.js'
 import { apiHandlers, type ApiHandlers } from './api/handlers.js';
 import { consoleHandlers, type CoreOp, type Handlers } from './console/handlers.js';
 import { openServices, type CoreOptions, type Services } from './services.js';
+import type { MapPackages } from './maps/packages.js';
 import type { SettingsStore } from './settings/settings.js';
 import { warmUp } from './warm-up.js';
 
@@ -24,6 +25,8 @@ export interface Core {
   read<T>(work: () => T): T;
   /** The saved settings its host reads: the map's tile server (for the page's CSP), and the listener it owns. */
   settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener'>;
+  /** Offline map packages: import and remove (hosts: CLI, upload route, desktop dialog) and their tiles. */
+  maps: Pick<MapPackages, 'importFile' | 'uploadPath' | 'tile' | 'list'>;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
   warmUp(): Promise<void>;
   close(): void;
@@ -37,8 +40,12 @@ export function coreOver(s: Services): Core {
     resolveCaller: (access, creds) => resolveCaller(s.tokens, s.clients, access, creds),
     read: s.read,
     settings: s.settings,
+    maps: s.maps,
     warmUp: () => warmUp(s),
-    close: () => s.db.close(),
+    close: () => {
+      s.maps.close();
+      s.db.close();
+    },
   };
 }
 

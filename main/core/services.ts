@@ -1,9 +1,11 @@
+import { dirname, join } from 'node:path';
 import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './members/abuse.js';
 import { Categories } from './categories/categories.js';
 import { ChangeLog } from './changes/change-log.js';
 import { Clients } from './clients/clients.js';
 import { systemClock, type Clock } from './clock.js';
 import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/index.js';
+import { MapPackages } from './maps/packages.js';
 import { Members } from './members/members.js';
 import { argon2Hasher, type PasswordHasher } from './members/passwords.js';
 import { ClusterCache } from './pois/clusters.js';
@@ -27,6 +29,8 @@ export interface CoreOptions {
   geocoder?: Geocoder;
   geocoding?: GeocoderOptions;
   nativeBinding?: string;
+  /** Where offline map packages live; by default `maps/` beside the database file (none in memory). */
+  mapsDir?: string;
 }
 
 /**
@@ -54,6 +58,8 @@ export interface Services {
   /** The one write path (group commit, change log's actor). */
   writes: WritePath;
   abuse: AbuseGuard;
+  /** Offline map packages: files in the data folder, outside the database. */
+  maps: MapPackages;
   /**
    * Runs synchronous reads in one read transaction. In WAL mode each statement outside a
    * transaction takes and drops the read lock on its own; one request's handful of statements
@@ -100,6 +106,11 @@ export function openServices(options: CoreOptions): Services {
     changes,
     writes,
     abuse,
+    maps: new MapPackages(
+      options.mapsDir ?? (options.file === ':memory:' || options.file === '' ? undefined : join(dirname(options.file), 'maps')),
+      () => clock.now(),
+      options.nativeBinding,
+    ),
     read: <T>(work: () => T): T => readTx.deferred(work) as T,
   };
 }

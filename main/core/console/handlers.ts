@@ -1,6 +1,7 @@
 import type { OpName, Output, ValidInput } from '../../../shared/contract.js';
 import { categoriesConsole } from '../categories/console.js';
 import { clientsConsole } from '../clients/console.js';
+import { mapsConsole } from '../maps/console.js';
 import { membersConsole } from '../members/console.js';
 import { placesConsole } from '../places/console.js';
 import { poisConsole } from '../pois/console.js';
@@ -28,6 +29,7 @@ export function consoleHandlers(core: Services): Handlers<CoreOp> {
     ...categoriesConsole(core),
     ...poisConsole(core),
     ...placesConsole(),
+    ...mapsConsole(core),
     ...warningsConsole(core),
     ...membersConsole(core),
     ...settingsConsole(core),

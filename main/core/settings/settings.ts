@@ -10,7 +10,7 @@ import {
   type ListenerScope,
   type Settings,
 } from '../../../shared/contract.js';
-import { fromHtmlAttribution } from './legacy-attribution.js';
+import { fromHtmlAttribution } from './html-credit.js';
 
 export interface ListenerSettings {
   enabled: boolean;

@@ -1,0 +1,217 @@
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { MAX_PACKAGE_NAME, TILE_CONTENT_TYPES, type MapContainer, type MapPackage } from '../../../shared/maps.js';
+import { ServiceError } from '../errors.js';
+import { creditFromHtml } from '../settings/html-credit.js';
+import { newUuid } from '../store/new-uuid.js';
+import { BadPackage, type TileArchive } from './archive.js';
+import { MbtilesArchive } from './mbtiles.js';
+import { PmtilesArchive } from './pmtiles.js';
+
+export interface MapTile {
+  bytes: Uint8Array;
+  contentType: string;
+}
+
+export interface ImportOptions {
+  /** The name to list it under; else the file's own, else the file name. */
+  name?: string | undefined;
+  /** Move the file instead of copying it (an upload already in the maps folder). */
+  move?: boolean;
+}
+
+/** How old a leftover of an interrupted import must be before it is deleted. */
+const STALE_MS = 60 * 60 * 1000;
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/** Which container a file is, from its first bytes (not its name). */
+function containerOf(file: string): MapContainer {
+  const head = Buffer.alloc(16);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, head, 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1') === SQLITE_MAGIC) return 'mbtiles';
+  if (head.toString('latin1', 0, 7) === 'PMTiles') {
+    if (head[7] !== 3) throw new BadPackage(`it is a PMTiles archive of version ${head[7]}; only version 3 is read`);
+    return 'pmtiles';
+  }
+  throw new BadPackage('it is neither an MBTiles file nor a PMTiles archive');
+}
+
+const sidecarOf = (dir: string, id: string): string => join(dir, `${id}.json`);
+const fileOf = (dir: string, p: Pick<MapPackage, 'id' | 'container'>): string => join(dir, `${p.id}.${p.container}`);
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Writes a small file so that a crash leaves the old one or the new one, never half of it. */
+function writeDurably(file: string, text: string): void {
+  const part = `${file}.part`;
+  const fd = openSync(part, 'w', 0o600);
+  try {
+    writeFileSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(part, file);
+}
+
+/**
+ * The offline map packages in the data folder's `maps/`: each is its file, named by id, and a
+ * JSON description beside it. The description is written last, so a package is there once its
+ * description is (an import cut short leaves a file without one, swept at the next start).
+ * Packages are local to this computer: they are files, not data, and are not in the change log.
+ */
+export class MapPackages {
+  /** Packages read since start, kept open: opening an MBTiles file costs more than reading a tile. */
+  private readonly open = new Map<string, { archive: TileArchive; contentType: string }>();
+
+  constructor(
+    private readonly dir: string | undefined,
+    private readonly now: () => number,
+    private readonly nativeBinding?: string,
+  ) {
+    if (dir !== undefined && existsSync(dir)) this.sweep(dir);
+  }
+
+  /** Where an upload is written before it is imported (same file system, so it is moved, not copied). */
+  uploadPath(): string {
+    const dir = this.folder();
+    return join(dir, `.upload-${newUuid(this.now())}.part`);
+  }
+
+  list(): MapPackage[] {
+    if (this.dir === undefined || !existsSync(this.dir)) return [];
+    const found: MapPackage[] = [];
+    for (const entry of readdirSync(this.dir)) {
+      const id = entry.slice(0, -'.json'.length);
+      if (!entry.endsWith('.json') || !ID.test(id)) continue;
+      try {
+        const described = JSON.parse(readFileSync(join(this.dir, entry), 'utf8')) as MapPackage;
+        if (existsSync(fileOf(this.dir, described))) found.push(described);
+      } catch {
+        // A description that cannot be read is not listed; its package can be imported again.
+      }
+    }
+    return found.sort((a, b) => a.importedAt.localeCompare(b.importedAt) || a.id.localeCompare(b.id));
+  }
+
+  async importFile(source: string, options: ImportOptions = {}): Promise<MapPackage> {
+    const dir = this.folder();
+    if (!existsSync(source) || !statSync(source).isFile()) throw new ServiceError('NOT_FOUND', `no file at ${source}`, 'file');
+    const id = newUuid(this.now());
+    let placed: string | undefined;
+    try {
+      const container = containerOf(source);
+      const info = await this.described(source, container);
+      const pkg: MapPackage = {
+        id,
+        name: (options.name?.trim() || info.name.trim() || basename(source, extname(source))).slice(0, MAX_PACKAGE_NAME),
+        container,
+        format: info.format,
+        kind: info.format === 'pbf' ? 'vector' : 'raster',
+        minZoom: info.minZoom,
+        maxZoom: info.maxZoom,
+        bounds: info.bounds,
+        center: info.center,
+        attribution: creditFromHtml(info.attribution).text,
+        attributionUrl: creditFromHtml(info.attribution).url,
+        layers: info.layers,
+        schema: info.schema,
+        bytes: statSync(source).size,
+        importedAt: new Date(this.now()).toISOString(),
+      };
+      placed = fileOf(dir, pkg);
+      if (options.move) renameSync(source, placed);
+      else copyFileSync(source, placed);
+      writeDurably(sidecarOf(dir, id), JSON.stringify(pkg));
+      return pkg;
+    } catch (error) {
+      if (placed !== undefined) rmSync(placed, { force: true });
+      if (options.move) rmSync(source, { force: true });
+      if (error instanceof BadPackage) throw new ServiceError('UNSUPPORTED_FORMAT', `${basename(source)} cannot be imported: ${error.message}`, 'file');
+      throw error;
+    }
+  }
+
+  remove(id: string): void {
+    const pkg = this.list().find((p) => p.id === id);
+    if (pkg === undefined || this.dir === undefined) throw new ServiceError('NOT_FOUND', `no map package ${id}`, 'id');
+    this.open.get(id)?.archive.close();
+    this.open.delete(id);
+    // The description goes first: from then on the package is gone, whatever happens to its file.
+    rmSync(sidecarOf(this.dir, id));
+    rmSync(fileOf(this.dir, pkg), { force: true });
+  }
+
+  /** A tile of a package, or null where it has none (outside its zooms or area, or an unknown package). */
+  async tile(id: string, z: number, x: number, y: number): Promise<MapTile | null> {
+    if (!(Number.isInteger(z) && z >= 0 && z <= 30 && Number.isInteger(x) && Number.isInteger(y))) return null;
+    if (x < 0 || y < 0 || x >= 2 ** z || y >= 2 ** z) return null;
+    const opened = this.opened(id);
+    if (opened === null) return null;
+    const bytes = await opened.archive.tile(z, x, y);
+    return bytes === null ? null : { bytes, contentType: opened.contentType };
+  }
+
+  close(): void {
+    for (const { archive } of this.open.values()) archive.close();
+    this.open.clear();
+  }
+
+  private opened(id: string): { archive: TileArchive; contentType: string } | null {
+    const known = this.open.get(id);
+    if (known) return known;
+    const pkg = this.list().find((p) => p.id === id);
+    if (pkg === undefined || this.dir === undefined) return null;
+    const opened = { archive: this.archive(fileOf(this.dir, pkg), pkg.container), contentType: TILE_CONTENT_TYPES[pkg.format] };
+    this.open.set(id, opened);
+    return opened;
+  }
+
+  private folder(): string {
+    if (this.dir === undefined) throw new ServiceError('STORAGE_UNAVAILABLE', 'map packages need a data folder (this core runs in memory)');
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    return this.dir;
+  }
+
+  private archive(file: string, container: MapContainer): TileArchive {
+    return container === 'mbtiles' ? new MbtilesArchive(file, this.nativeBinding) : new PmtilesArchive(file);
+  }
+
+  /** Reads what the file says about itself and one tile, so that a file that cannot be drawn is refused now. */
+  private async described(file: string, container: MapContainer) {
+    let archive: TileArchive | undefined;
+    try {
+      archive = this.archive(file, container);
+      const info = await archive.info();
+      const [lng, lat] = info.center;
+      if (!(info.minZoom <= info.maxZoom && info.maxZoom <= 30 && Number.isFinite(lng) && Number.isFinite(lat))) {
+        throw new BadPackage(`its zoom levels (${info.minZoom}-${info.maxZoom}) or centre make no sense`);
+      }
+      return info;
+    } catch (error) {
+      if (error instanceof BadPackage || error instanceof ServiceError) throw error;
+      throw new BadPackage(`it cannot be read (${(error as Error).message})`);
+    } finally {
+      archive?.close();
+    }
+  }
+
+  /**
+   * Files an import cut short left behind: a package file without its description, an upload.
+   * Only old ones: another process on the same folder (the CLI beside the app) may be importing.
+   */
+  private sweep(dir: string): void {
+    const described = new Set(readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)));
+    const stale = this.now() - STALE_MS;
+    for (const entry of readdirSync(dir)) {
+      const id = entry.replace(/\.(mbtiles|pmtiles)$/, '');
+      const orphan = (id !== entry && !described.has(id)) || entry.endsWith('.part');
+      const file = join(dir, entry);
+      if (orphan && statSync(file).mtimeMs < stale) rmSync(file, { force: true });
+    }
+  }
+}

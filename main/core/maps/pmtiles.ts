@@ -1,0 +1,104 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { PMTiles, TileType, type RangeResponse, type Source } from 'pmtiles';
+import { vectorSchema, type TileFormat } from '../../../shared/maps.js';
+import { BadPackage, type ArchiveInfo, type TileArchive } from './archive.js';
+import { vectorLayers } from './tile-bytes.js';
+
+const FORMATS: Partial<Record<TileType, TileFormat>> = {
+  [TileType.Mvt]: 'pbf',
+  [TileType.Png]: 'png',
+  [TileType.Jpeg]: 'jpg',
+  [TileType.Webp]: 'webp',
+};
+
+/** The archive's bytes from a file descriptor: the `pmtiles` reader asks for ranges. */
+class FileRanges implements Source {
+  private readonly size: number;
+
+  constructor(
+    private readonly fd: number,
+    private readonly key: string,
+  ) {
+    this.size = fstatSync(fd).size;
+  }
+
+  getKey(): string {
+    return this.key;
+  }
+
+  async getBytes(offset: number, length: number): Promise<RangeResponse> {
+    // The reader asks for the first 16 KiB whatever the file's size.
+    const wanted = Math.max(0, Math.min(length, this.size - offset));
+    const data = new Uint8Array(wanted);
+    let read = 0;
+    while (read < wanted) {
+      const n = readSync(this.fd, data, read, wanted - read, offset + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return { data: data.buffer };
+  }
+}
+
+/** A PMTiles v3 archive (https://github.com/protomaps/PMTiles), read with the `pmtiles` package. */
+export class PmtilesArchive implements TileArchive {
+  private readonly fd: number;
+  private readonly reader: PMTiles;
+
+  constructor(file: string) {
+    this.fd = openSync(file, 'r');
+    this.reader = new PMTiles(new FileRanges(this.fd, file));
+  }
+
+  async info(): Promise<ArchiveInfo> {
+    const header = await this.reader.getHeader().catch((error: unknown) => {
+      throw new BadPackage(`not a PMTiles archive: ${(error as Error).message}`);
+    });
+    const format = FORMATS[header.tileType];
+    if (format === undefined) throw new BadPackage(`its tiles are of a kind the map cannot draw (PMTiles tile type ${header.tileType})`);
+    const metadata: unknown = await this.reader.getMetadata().catch(() => ({}));
+    const field = (key: string): unknown => (typeof metadata === 'object' && metadata !== null && key in metadata ? (metadata as Record<string, unknown>)[key] : undefined);
+    const layers = format === 'pbf' ? await this.layers(field('vector_layers'), header.maxZoom, header.centerLon, header.centerLat) : [];
+    if (header.numAddressedTiles === 0) throw new BadPackage('the PMTiles archive holds no tiles');
+    return {
+      container: 'pmtiles',
+      format,
+      name: typeof field('name') === 'string' ? String(field('name')) : '',
+      minZoom: header.minZoom,
+      maxZoom: header.maxZoom,
+      bounds: [header.minLon, header.minLat, header.maxLon, header.maxLat],
+      center: [header.centerLon, header.centerLat, header.centerZoom],
+      attribution: typeof field('attribution') === 'string' ? String(field('attribution')) : '',
+      layers,
+      schema: vectorSchema(layers),
+    };
+  }
+
+  async tile(z: number, x: number, y: number): Promise<Uint8Array | null> {
+    const found = await this.reader.getZxy(z, x, y);
+    return found && found.data.byteLength > 0 ? new Uint8Array(found.data) : null;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  private async layers(listed: unknown, zoom: number, lng: number, lat: number): Promise<string[]> {
+    if (Array.isArray(listed)) {
+      const ids = listed.map((l: unknown) => (typeof l === 'object' && l !== null && 'id' in l ? String(l.id) : ''));
+      if (ids.length > 0 && ids.every((id) => id !== '')) return ids;
+    }
+    // No list in the metadata: the tile at the archive's centre says which layers it has.
+    const n = 2 ** zoom;
+    const x = Math.min(n - 1, Math.floor(((lng + 180) / 360) * n));
+    const rad = (lat * Math.PI) / 180;
+    const y = Math.min(n - 1, Math.floor(((1 - Math.log(Math.tan(rad) + 1 / Math.cos(rad)) / Math.PI) / 2) * n));
+    const sample = await this.tile(zoom, x, y);
+    if (sample === null) return [];
+    try {
+      return vectorLayers(sample);
+    } catch (error) {
+      throw new BadPackage(`its vector tiles cannot be read: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import { VectorTile } from '@mapbox/vector-tile';
+import Pbf from 'pbf';
+import { gunzipSync } from 'node:zlib';
+import type { TileFormat } from '../../../shared/maps.js';
+
+const startsWith = (bytes: Uint8Array, ...prefix: number[]): boolean => prefix.every((b, i) => bytes[i] === b);
+
+export const isGzip = (bytes: Uint8Array): boolean => startsWith(bytes, 0x1f, 0x8b);
+
+/** A vector tile as the page parses it: MBTiles often stores them gzipped, PMTiles' reader already inflated them. */
+export const inflated = (bytes: Uint8Array): Uint8Array => (isGzip(bytes) ? gunzipSync(bytes) : bytes);
+
+/** What a tile holds, from its first bytes (MBTiles' `format` is optional and sometimes wrong). */
+export function sniffTileFormat(bytes: Uint8Array): TileFormat | null {
+  if (startsWith(bytes, 0x89, 0x50, 0x4e, 0x47)) return 'png';
+  if (startsWith(bytes, 0xff, 0xd8, 0xff)) return 'jpg';
+  if (startsWith(bytes, 0x52, 0x49, 0x46, 0x46) && startsWith(bytes.subarray(8), 0x57, 0x45, 0x42, 0x50)) return 'webp';
+  if (isGzip(bytes)) return 'pbf';
+  // A vector tile is a list of layers: protobuf field 3, length-delimited.
+  if (bytes[0] === 0x1a) return 'pbf';
+  return null;
+}
+
+/** The layers a vector tile holds, or an error naming why it cannot be read. */
+export function vectorLayers(bytes: Uint8Array): string[] {
+  return Object.keys(new VectorTile(new Pbf(inflated(bytes))).layers);
+}

@@ -1,0 +1,204 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeMbtiles, writePmtiles } from '../../main/build/map-package-writer.js';
+import { vectorLayers } from '../../main/core/maps/tile-bytes.js';
+import { rasterTiles, solidPng, streetsAround, tileAt, tilesAround, vectorTiles } from '../support/map-fixtures.js';
+import { testCore, type TestCore } from '../support/core.js';
+
+// Lisbon, Praça do Comércio.
+const LNG = -9.1366;
+const LAT = 38.7075;
+
+let dir: string;
+let core: TestCore;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'maps-'));
+  core = testCore({ mapsDir: join(dir, 'maps') });
+});
+afterEach(() => {
+  core.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const inMaps = (): string[] => readdirSync(join(dir, 'maps')).sort();
+
+describe('map packages: import', () => {
+  it('imports a raster MBTiles and reads its tiles with the TMS row flipped', async () => {
+    const file = join(dir, 'red.mbtiles');
+    const coords = tilesAround(LNG, LAT, 10, 12);
+    writeMbtiles(file, {
+      format: 'png',
+      name: 'Red Lisbon',
+      attribution: '&copy; <a href="https://example.org/credits">Example</a> contributors',
+      tiles: rasterTiles(coords, [200, 0, 0]),
+    });
+    const pkg = await core.maps.importFile(file);
+    expect(pkg).toMatchObject({ name: 'Red Lisbon', container: 'mbtiles', kind: 'raster', format: 'png', minZoom: 10, maxZoom: 12 });
+    expect(pkg.attribution).toBe('© Example contributors');
+    expect(pkg.attributionUrl).toBe('https://example.org/credits');
+    // Bounds computed from the tiles at the highest zoom (the file gives none) hold the point.
+    expect(pkg.bounds[0]).toBeLessThan(LNG);
+    expect(pkg.bounds[2]).toBeGreaterThan(LNG);
+    expect(pkg.bounds[1]).toBeLessThan(LAT);
+    expect(pkg.bounds[3]).toBeGreaterThan(LAT);
+
+    const { x, y } = tileAt(LNG, LAT, 12);
+    const tile = await core.maps.tile(pkg.id, 12, x, y);
+    expect(tile?.contentType).toBe('image/png');
+    expect(Buffer.from(tile!.bytes).equals(Buffer.from(solidPng([200, 0, 0])))).toBe(true);
+    // The row as stored (TMS, from the south) is not where the map asks.
+    expect(await core.maps.tile(pkg.id, 12, x, 2 ** 12 - 1 - y)).toBeNull();
+    expect(await core.maps.tile(pkg.id, 9, 0, 0)).toBeNull();
+    expect(await core.maps.tile(pkg.id, 12, -1, 0)).toBeNull();
+    expect(core.console['maps.list']({})).toEqual([pkg]);
+    // The source stays where it was: the package is a copy.
+    expect(readdirSync(dir)).toContain('red.mbtiles');
+  });
+
+  it('imports a vector MBTiles with gzipped tiles and no layer list, and serves the tiles inflated', async () => {
+    const file = join(dir, 'streets.mbtiles');
+    const tiles = vectorTiles(streetsAround(LNG, LAT), tilesAround(LNG, LAT, 13, 14));
+    writeMbtiles(file, { format: 'pbf', name: '', tiles: tiles.map((t) => ({ ...t, data: gzipSync(t.data) })) });
+    const pkg = await core.maps.importFile(file, { name: '  Lisbon streets ' });
+    expect(pkg).toMatchObject({ name: 'Lisbon streets', kind: 'vector', format: 'pbf', schema: 'mapbox-streets' });
+    expect(pkg.layers.sort()).toEqual(['road', 'water']);
+    const { x, y } = tileAt(LNG, LAT, 14);
+    const tile = await core.maps.tile(pkg.id, 14, x, y);
+    expect(tile?.contentType).toBe('application/vnd.mapbox-vector-tile');
+    expect(vectorLayers(tile!.bytes).sort()).toEqual(['road', 'water']);
+  });
+
+  it('imports vector and raster PMTiles archives', async () => {
+    const vector = join(dir, 'streets.pmtiles');
+    writePmtiles(vector, {
+      format: 'pbf',
+      name: 'PM streets',
+      vectorLayers: ['transportation', 'water'],
+      tiles: vectorTiles({ transportation: streetsAround(LNG, LAT).road!, water: streetsAround(LNG, LAT).water! }, tilesAround(LNG, LAT, 12, 14)),
+      bounds: [LNG - 0.1, LAT - 0.1, LNG + 0.1, LAT + 0.1],
+    });
+    const v = await core.maps.importFile(vector);
+    expect(v).toMatchObject({ name: 'PM streets', container: 'pmtiles', kind: 'vector', schema: 'openmaptiles', minZoom: 12, maxZoom: 14 });
+    expect(v.bounds[0]).toBeCloseTo(LNG - 0.1, 5);
+    const { x, y } = tileAt(LNG, LAT, 14);
+    expect(vectorLayers((await core.maps.tile(v.id, 14, x, y))!.bytes).sort()).toEqual(['transportation', 'water']);
+
+    core.clock.advance(1000);
+    const raster = join(dir, 'blue.pmtiles');
+    writePmtiles(raster, { format: 'png', name: '', tiles: rasterTiles(tilesAround(LNG, LAT, 11, 11), [0, 0, 200]) });
+    const r = await core.maps.importFile(raster);
+    expect(r).toMatchObject({ name: 'blue', kind: 'raster', format: 'png' });
+    const at11 = tileAt(LNG, LAT, 11);
+    expect(Buffer.from((await core.maps.tile(r.id, 11, at11.x, at11.y))!.bytes).equals(Buffer.from(solidPng([0, 0, 200])))).toBe(true);
+    expect(await core.maps.tile(r.id, 11, at11.x + 5, at11.y)).toBeNull();
+    expect(core.console['maps.list']({}).map((p) => p.id)).toEqual([v.id, r.id]);
+  });
+});
+
+describe('map packages: refusals change nothing', () => {
+  const good = (file: string): void =>
+    writeMbtiles(file, { format: 'png', name: 'good', tiles: rasterTiles(tilesAround(LNG, LAT, 5, 5), [0, 200, 0]) });
+
+  const refusals: Array<[string, (file: string) => void, RegExp]> = [
+    ['a text file', (f) => writeFileSync(f, 'hello, I am not a map'), /neither an MBTiles file nor a PMTiles archive/],
+    ['an empty file', (f) => writeFileSync(f, ''), /neither an MBTiles file nor a PMTiles archive/],
+    [
+      'a SQLite database without tiles',
+      (f) => {
+        good(f);
+        const open = new BetterSqlite3(f);
+        open.exec('DROP TABLE tiles');
+        open.close();
+      },
+      /not an MBTiles file/,
+    ],
+    [
+      'an MBTiles cut in half',
+      (f) => {
+        good(f);
+        const whole = readFileSync(f);
+        writeFileSync(f, whole.subarray(0, Math.floor(whole.length / 2)));
+      },
+      /cannot be imported/,
+    ],
+    [
+      'an MBTiles whose tiles are not images or vector tiles',
+      (f) => writeMbtiles(f, { format: 'png', name: 'x', tiles: [{ z: 1, x: 0, y: 0, data: Buffer.from('<html>not a tile</html>') }] }),
+      /not PNG, JPEG, WebP or vector tiles/,
+    ],
+    [
+      'a PMTiles archive of version 2',
+      (f) => {
+        writePmtiles(f, { format: 'png', name: 'x', tiles: rasterTiles([{ z: 0, x: 0, y: 0 }], [1, 2, 3]) });
+        const bytes = readFileSync(f);
+        bytes[7] = 2;
+        writeFileSync(f, bytes);
+      },
+      /version 2/,
+    ],
+    [
+      'a PMTiles archive cut short',
+      (f) => {
+        writePmtiles(f, { format: 'png', name: 'x', tiles: rasterTiles([{ z: 0, x: 0, y: 0 }], [1, 2, 3]) });
+        writeFileSync(f, readFileSync(f).subarray(0, 60));
+      },
+      /cannot be imported/,
+    ],
+  ];
+
+  for (const [what, make, message] of refusals) {
+    it(`refuses ${what}, with a clear message, and keeps nothing`, async () => {
+      good(join(dir, 'first.mbtiles'));
+      const first = await core.maps.importFile(join(dir, 'first.mbtiles'));
+      const before = inMaps();
+      const file = join(dir, 'broken.mbtiles');
+      make(file);
+      await expect(core.maps.importFile(file)).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT', parameter: 'file', message });
+      expect(inMaps()).toEqual(before);
+      expect(core.console['maps.list']({})).toEqual([first]);
+    });
+  }
+
+  it('removes a moved upload it refuses', async () => {
+    const upload = core.maps.uploadPath();
+    writeFileSync(upload, 'not a map');
+    await expect(core.maps.importFile(upload, { move: true })).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
+    expect(inMaps()).toEqual([]);
+  });
+});
+
+describe('map packages: removal and leftovers', () => {
+  it('removes a package and its file; an unknown id is NOT_FOUND', async () => {
+    const file = join(dir, 'a.pmtiles');
+    writePmtiles(file, { format: 'png', name: 'a', tiles: rasterTiles([{ z: 0, x: 0, y: 0 }], [9, 9, 9]) });
+    const pkg = await core.maps.importFile(file);
+    expect(await core.maps.tile(pkg.id, 0, 0, 0)).not.toBeNull();
+    expect(core.console['maps.remove']({ id: pkg.id })).toMatchObject({ code: 200 });
+    expect(inMaps()).toEqual([]);
+    expect(await core.maps.tile(pkg.id, 0, 0, 0)).toBeNull();
+    expect(() => core.console['maps.remove']({ id: pkg.id })).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+  });
+
+  it('sweeps what an interrupted import left an hour ago, and leaves a fresh one to the import still running', async () => {
+    const file = join(dir, 'a.pmtiles');
+    writePmtiles(file, { format: 'png', name: 'a', tiles: rasterTiles([{ z: 0, x: 0, y: 0 }], [9, 9, 9]) });
+    const kept = await core.maps.importFile(file);
+    const maps = join(dir, 'maps');
+    const old = join(maps, '01890000-0000-7000-8000-000000000000.mbtiles');
+    const fresh = join(maps, '.upload-01890000-0000-7000-8000-000000000001.part');
+    writeFileSync(old, 'half a copy');
+    writeFileSync(fresh, 'an upload arriving');
+    const twoHoursAgo = (core.clock.now() - 2 * 3600_000) / 1000;
+    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    core.close();
+    core = testCore({ mapsDir: maps, clock: core.clock });
+    expect(readdirSync(maps)).not.toContain('01890000-0000-7000-8000-000000000000.mbtiles');
+    expect(readdirSync(maps)).toContain('.upload-01890000-0000-7000-8000-000000000001.part');
+    expect(core.console['maps.list']({}).map((p) => p.id)).toEqual([kept.id]);
+  });
+});
