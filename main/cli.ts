@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { runClientCommand } from './cli/client-commands.js';
 import { runConsoleCommand } from './cli/console-commands.js';
+import { runMapCommand } from './cli/map-commands.js';
 import { runServe } from './cli/serve.js';
 
 const USAGE = `Usage:
@@ -11,6 +12,9 @@ const USAGE = `Usage:
   npm run cli -- client rotate-token --client CLIENT_ID [--data DIR]
   npm run cli -- client implicit-flow --client CLIENT_ID --on|--off [--data DIR]
   npm run cli -- console rotate-token [--data DIR]
+  npm run cli -- maps import FILE [--name NAME] [--data DIR]   (an .mbtiles or .pmtiles file)
+  npm run cli -- maps list [--data DIR]
+  npm run cli -- maps remove ID [--data DIR]
 
 DIR defaults to $POI_DATA_DIR, else the per-user application-data folder.`;
 
@@ -41,6 +45,7 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'serve') return runServe(values);
   if (command === 'client') return runClientCommand(sub, values);
   if (command === 'console') return runConsoleCommand(sub, values);
+  if (command === 'maps') return runMapCommand(sub, positionals.slice(2), values);
   console.error(`Unknown command: ${command}\n\n${USAGE}`);
   return 2;
 }

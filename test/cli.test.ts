@@ -1,11 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { writePmtiles } from '../main/build/map-package-writer.js';
 import { defaultDataDir, PRODUCT_NAME } from '../main/data-dir.js';
+import { rasterTiles, tilesAround } from './support/map-fixtures.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
@@ -52,6 +54,23 @@ describe('the CLI', () => {
     expect(rotated.admin_token).not.toBe(demo.admin_token);
     const on = (await cli(['client', 'implicit-flow', '--client', demo.client_id, '--on', '--data', data])) as { implicit_flow: boolean };
     expect(on.implicit_flow).toBe(true);
+  });
+
+  it('imports, lists and removes offline map packages, and refuses a broken file saying why', async () => {
+    const data = tempDir();
+    const file = join(data, 'lisbon.pmtiles');
+    writePmtiles(file, { format: 'png', name: 'Lisbon', tiles: rasterTiles(tilesAround(-9.14, 38.71, 6, 6), [10, 20, 30]) });
+    const pkg = (await cli(['maps', 'import', file, '--name', 'Lisbon raster', '--data', data])) as { id: string; name: string; kind: string };
+    expect(pkg).toMatchObject({ name: 'Lisbon raster', kind: 'raster' });
+    expect(((await cli(['maps', 'list', '--data', data])) as Array<{ id: string }>).map((p) => p.id)).toEqual([pkg.id]);
+    const broken = join(data, 'broken.mbtiles');
+    writeFileSync(broken, 'not a map at all');
+    await expect(run(node, tsxArgs('main/cli.ts', 'maps', 'import', broken, '--data', data), { cwd: root })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('broken.mbtiles cannot be imported: it is neither an MBTiles file nor a PMTiles archive'),
+    });
+    await cli(['maps', 'remove', pkg.id, '--data', data]);
+    expect(await cli(['maps', 'list', '--data', data])).toEqual([]);
   });
 
   it('fails with a message and a non-zero code on bad usage', async () => {

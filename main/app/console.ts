@@ -57,5 +57,6 @@ export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: 
       const source = tileImageSource(core.settings.map().tileUrl);
       return source ? [source] : [];
     },
+    maps: core.maps,
   };
 }

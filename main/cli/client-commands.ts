@@ -1,6 +1,5 @@
-import type { Input, OpName } from '../../shared/contract.js';
-import { dispatch } from '../core/console/dispatch.js';
-import { createCore, type Core } from '../core/service.js';
+import { createCore } from '../core/service.js';
+import { print, run } from './console-call.js';
 import { databasePath, type CliOptions } from './options.js';
 
 /**
@@ -33,18 +32,7 @@ export async function runClientCommand(sub: string | undefined, options: CliOpti
   }
 }
 
-/** One console operation; a refusal becomes the command's error message. */
-async function run<K extends OpName>(core: Core, op: K, input: Input<K>): Promise<unknown> {
-  const answer = await dispatch(core.console, op, input);
-  if (!answer.ok) throw new Error(`${answer.error.message ?? answer.error.description}${answer.error.parameter ? ` (${answer.error.parameter})` : ''}`);
-  return answer.value;
-}
-
 function requireClient(options: CliOptions): string {
   if (!options.client) throw new Error('this command needs --client CLIENT_ID');
   return options.client;
-}
-
-function print(value: unknown): void {
-  console.log(JSON.stringify(value, null, 2));
 }

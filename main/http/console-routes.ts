@@ -1,12 +1,12 @@
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Answer } from '../../shared/contract.js';
 import { contentSecurityPolicy } from '../../shared/content-security-policy.js';
-import { errorBody } from '../../shared/errors.js';
 import type { ParsedBody } from './body-parsers.js';
+import { authorized, refuse } from './console-auth.js';
+import { mountMapRoutes, type MapRouteOptions } from './map-routes.js';
 
 export interface ConsoleOptions {
   /** The console token as it is now (it may be rotated while the console runs). */
@@ -16,18 +16,8 @@ export interface ConsoleOptions {
   staticDir: string;
   /** The tile server's origin, allowed for images only. */
   tileOrigins: () => string[];
-}
-
-const sameSecret = (given: string | undefined, token: string): boolean => {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-};
-
-function authorized(request: FastifyRequest, token: string): boolean {
-  const header = request.headers.authorization;
-  return sameSecret(header?.startsWith('Bearer ') ? header.slice(7) : undefined, token);
+  /** Offline map packages: uploads and tiles. */
+  maps: MapRouteOptions['maps'];
 }
 
 /**
@@ -46,14 +36,6 @@ export async function mountConsole(app: FastifyInstance, options: ConsoleOptions
     existsSync(indexFile)
       ? readFileSync(indexFile, 'utf8')
       : '<!doctype html><p>The admin UI is not built: run <code>npm run build</code>.</p>';
-
-  // WWW-Authenticate tells the page this 401 is the console's own, not an operation's (a wrong
-  // member password is a 401 too): the page then asks for the token and sends the request again.
-  const refuse = (reply: FastifyReply): FastifyReply =>
-    reply
-      .code(401)
-      .header('www-authenticate', 'Bearer realm="POI console"')
-      .send({ ok: false, error: errorBody('TOKEN_REQUIRED', 'the console token is missing or wrong') });
 
   app.get('/', (_request, reply) =>
     reply
@@ -74,4 +56,6 @@ export async function mountConsole(app: FastifyInstance, options: ConsoleOptions
     const answer = await options.invoke(op, input);
     return reply.code(answer.ok ? 200 : answer.error.code).send(answer);
   });
+
+  await mountMapRoutes(app, { token: options.token, maps: options.maps });
 }

@@ -55,7 +55,7 @@ describe('map packages: import', () => {
     expect(await core.maps.tile(pkg.id, 12, x, 2 ** 12 - 1 - y)).toBeNull();
     expect(await core.maps.tile(pkg.id, 9, 0, 0)).toBeNull();
     expect(await core.maps.tile(pkg.id, 12, -1, 0)).toBeNull();
-    expect(core.console['maps.list']({})).toEqual([pkg]);
+    expect(core.maps.list()).toEqual([pkg]);
     // The source stays where it was: the package is a copy.
     expect(readdirSync(dir)).toContain('red.mbtiles');
   });
@@ -96,7 +96,7 @@ describe('map packages: import', () => {
     const at11 = tileAt(LNG, LAT, 11);
     expect(Buffer.from((await core.maps.tile(r.id, 11, at11.x, at11.y))!.bytes).equals(Buffer.from(solidPng([0, 0, 200])))).toBe(true);
     expect(await core.maps.tile(r.id, 11, at11.x + 5, at11.y)).toBeNull();
-    expect(core.console['maps.list']({}).map((p) => p.id)).toEqual([v.id, r.id]);
+    expect(core.maps.list().map((p) => p.id)).toEqual([v.id, r.id]);
   });
 });
 
@@ -160,7 +160,7 @@ describe('map packages: refusals change nothing', () => {
       make(file);
       await expect(core.maps.importFile(file)).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT', parameter: 'file', message });
       expect(inMaps()).toEqual(before);
-      expect(core.console['maps.list']({})).toEqual([first]);
+      expect(core.maps.list()).toEqual([first]);
     });
   }
 
@@ -199,6 +199,6 @@ describe('map packages: removal and leftovers', () => {
     core = testCore({ mapsDir: maps, clock: core.clock });
     expect(readdirSync(maps)).not.toContain('01890000-0000-7000-8000-000000000000.mbtiles');
     expect(readdirSync(maps)).toContain('.upload-01890000-0000-7000-8000-000000000001.part');
-    expect(core.console['maps.list']({}).map((p) => p.id)).toEqual([kept.id]);
+    expect(core.maps.list().map((p) => p.id)).toEqual([kept.id]);
   });
 });

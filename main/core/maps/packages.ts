@@ -45,6 +45,16 @@ const sidecarOf = (dir: string, id: string): string => join(dir, `${id}.json`);
 const fileOf = (dir: string, p: Pick<MapPackage, 'id' | 'container'>): string => join(dir, `${p.id}.${p.container}`);
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** The package's bytes on disk before its description says it is there. */
+function syncFile(file: string): void {
+  const fd = openSync(file, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Writes a small file so that a crash leaves the old one or the new one, never half of it. */
 function writeDurably(file: string, text: string): void {
   const part = `${file}.part`;
@@ -126,6 +136,7 @@ export class MapPackages {
       placed = fileOf(dir, pkg);
       if (options.move) renameSync(source, placed);
       else copyFileSync(source, placed);
+      syncFile(placed);
       writeDurably(sidecarOf(dir, id), JSON.stringify(pkg));
       return pkg;
     } catch (error) {

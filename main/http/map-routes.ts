@@ -1,0 +1,89 @@
+import type { FastifyInstance } from 'fastify';
+import { createWriteStream, rmSync } from 'node:fs';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Answer } from '../../shared/contract.js';
+import { MAX_PACKAGE_BYTES, MAX_PACKAGE_NAME, type MapPackage } from '../../shared/maps.js';
+import type { Core } from '../core/service.js';
+import { ServiceError } from '../core/errors.js';
+import { authorized, refuse, tileKey, tileKeyMatches } from './console-auth.js';
+
+export interface MapRouteOptions {
+  token: () => string;
+  maps: Core['maps'];
+  /** Tests lower it to see the refusal without sending gigabytes. */
+  maxBytes?: number;
+}
+
+/** The browser mode's paths for map packages; the page builds its tile URLs from TILE_PATH. */
+export const TILE_PATH = '/console/tiles';
+
+const tooLarge = (limit: number): ServiceError => new ServiceError('PAYLOAD_TOO_LARGE', `a map package may be at most ${limit} bytes`, 'file');
+
+/**
+ * Browser mode's map packages: an upload is streamed to a file in the maps folder (never held
+ * in memory) and imported from there; tiles are read from the package file on each request.
+ * Electron reads the same through its own scheme (desktop/protocol.ts) and imports a path the
+ * native dialog gives.
+ */
+export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOptions): Promise<void> {
+  const limit = options.maxBytes ?? MAX_PACKAGE_BYTES;
+
+  /** The upload to a file of its own, then imported from there (moved, not copied). */
+  const receive = async (body: Readable, name: string | undefined, length: string | undefined): Promise<MapPackage> => {
+    if (name !== undefined && name.length > MAX_PACKAGE_NAME) {
+      throw new ServiceError('INVALID_PARAMETER', `name must be at most ${MAX_PACKAGE_NAME} characters`, 'name');
+    }
+    if (Number(length) > limit) throw tooLarge(limit);
+    const upload = options.maps.uploadPath();
+    let bytes = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, next) {
+        bytes += chunk.length;
+        next(bytes > limit ? tooLarge(limit) : null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, counted, createWriteStream(upload, { mode: 0o600 }));
+    } catch (error) {
+      rmSync(upload, { force: true });
+      throw error instanceof ServiceError ? error : new ServiceError('MALFORMED_REQUEST', 'the upload was cut off before its end');
+    }
+    return options.maps.importFile(upload, { name, move: true });
+  };
+
+  app.post('/console/tile-key', (request, reply) => {
+    if (!authorized(request, options.token())) return refuse(reply);
+    return reply.send({ ok: true, value: { key: tileKey(options.token()), path: TILE_PATH } });
+  });
+
+  app.get<{ Params: { id: string; z: string; x: string; y: string }; Querystring: { k?: string } }>(
+    `${TILE_PATH}/:id/:z/:x/:y`,
+    async (request, reply) => {
+      if (!tileKeyMatches(request.query.k, options.token())) return refuse(reply);
+      const { id, z, x, y } = request.params;
+      const tile = await options.maps.tile(id, Number(z), Number(x), Number(y));
+      // A package's tiles never change (another import is another id): the browser may keep them.
+      reply.header('cache-control', 'private, max-age=31536000, immutable');
+      if (tile === null) return reply.code(204).send();
+      return reply.type(tile.contentType).send(Buffer.from(tile.bytes.buffer, tile.bytes.byteOffset, tile.bytes.byteLength));
+    },
+  );
+
+  // Its own scope, so that only this route takes a raw body, and as a stream.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { bodyLimit: limit }, (_request, payload, done) => done(null, payload));
+    scope.post<{ Querystring: { name?: string } }>('/console/maps', { bodyLimit: limit }, async (request, reply) => {
+      if (!authorized(request, options.token())) return refuse(reply);
+      try {
+        const value = await receive(request.raw, request.query.name, request.headers['content-length']);
+        return reply.send({ ok: true, value } satisfies Answer<MapPackage>);
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        const body = error.toBody();
+        return reply.code(body.code).send({ ok: false, error: body } satisfies Answer<never>);
+      }
+    });
+  });
+}
