@@ -81,6 +81,8 @@ export const operations = {
   /** The offline map packages imported on this computer (imported by upload, dialog or CLI). */
   'maps.list': z.object({}),
   'maps.remove': z.object({ id: guid }),
+  /** Desktop app only: pick a package in the system's file dialog and import it (answered by the shell; null when cancelled). */
+  'maps.importDialog': z.object({}),
   /** An opaque value that changes whenever what the map shows may have changed, from this process or another. */
   'pois.version': z.object({}),
   'pois.get': z.object({ ...forClient, poi: poiId }),
@@ -169,6 +171,7 @@ export interface Outputs {
   'map.places': PlaceLabel[];
   'maps.list': MapPackage[];
   'maps.remove': OkBody;
+  'maps.importDialog': MapPackage | null;
   'pois.version': string;
   'pois.get': PoiReply;
   'pois.add': PoiReply;

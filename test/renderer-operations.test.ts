@@ -59,7 +59,8 @@ function scan(): { operations: Use[]; calls: Use[]; mutations: string[] } {
 }
 
 const { operations, calls, mutations } = scan();
-const isMutationsModule = (file: string): boolean => /^renderer\/src\/[a-z]+\/mutations\.ts$/.test(file);
+// A feature's folder, or a part of one with its own (map/packages/).
+const isMutationsModule = (file: string): boolean => /^renderer\/src\/[a-z]+(\/[a-z]+)?\/mutations\.ts$/.test(file);
 
 describe('renderer operations', () => {
   it('finds the hooks it checks (the scan itself works)', () => {

@@ -34,6 +34,9 @@ export function allHandlers(core: Core, listener: ListenerHandle): Handlers<OpNa
     'app.openExternal': () => {
       throw new ServiceError('FORBIDDEN', 'only the desktop app opens links through the console; a browser opens them itself', 'url');
     },
+    'maps.importDialog': () => {
+      throw new ServiceError('FORBIDDEN', 'only the desktop app has a file dialog; browser mode uploads the file (POST /console/maps)');
+    },
   };
 }
 

@@ -7,9 +7,9 @@ import { isOwn, openExternalLink } from './security.js';
  * The one IPC channel: `invoke(op, input)` from the app's own pages only. Input is validated by
  * the contract's schema inside `invoke` before the core sees it. `app.openExternal` is answered
  * here, by the shell: it alone hears whether a user activation was behind the call (`activated`,
- * added by the preload, never by the page).
+ * added by the preload, never by the page); so is `maps.importDialog`, the system's file dialog.
  */
-export function handleConsoleIpc(invoke: (op: string, input: unknown) => Promise<Answer<unknown>>): void {
+export function handleConsoleIpc(invoke: (op: string, input: unknown) => Promise<Answer<unknown>>, importDialog: () => Promise<Answer<unknown>>): void {
   ipcMain.handle(IPC_CHANNEL, async (event: IpcMainInvokeEvent, op: unknown, input: unknown, activated: unknown): Promise<Answer<unknown>> => {
     const frameUrl = event.senderFrame?.url ?? '';
     if (!isOwn(frameUrl)) {
@@ -17,6 +17,7 @@ export function handleConsoleIpc(invoke: (op: string, input: unknown) => Promise
     }
     if (typeof op !== 'string') return { ok: false, error: errorBody('MALFORMED_REQUEST', 'operation name must be a string') };
     if (op === 'app.openExternal') return openExternalLink(input, activated === true);
+    if (op === 'maps.importDialog') return importDialog();
     return invoke(op, input);
   });
 }

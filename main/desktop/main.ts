@@ -6,6 +6,7 @@ import { desktopListener, type DesktopListener } from '../app/desktop-listener.j
 import { createCore, type Core } from '../core/service.js';
 import { defaultDataDir, prepareDataDir } from '../data-dir.js';
 import { handleConsoleIpc } from './ipc.js';
+import { importFromDialog } from './map-import.js';
 import { electronNativeBinding, NATIVE_HELP } from './native.js';
 import { registerScheme, serveRenderer } from './protocol.js';
 import { APP_ORIGIN, denyPermissions, hardenApp } from './security.js';
@@ -62,12 +63,16 @@ app.whenReady().then(async () => {
   }
   const opened = core;
   denyPermissions(session.defaultSession);
-  serveRenderer(join(app.getAppPath(), 'dist', 'renderer'), () => {
-    const source = tileImageSource(opened.settings.map().tileUrl);
-    return source ? [source] : [];
-  });
+  serveRenderer(
+    join(app.getAppPath(), 'dist', 'renderer'),
+    () => {
+      const source = tileImageSource(opened.settings.map().tileUrl);
+      return source ? [source] : [];
+    },
+    (id, z, x, y) => opened.maps.tile(id, z, x, y),
+  );
   listener = desktopListener(opened);
-  handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e)));
+  handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e)), () => importFromDialog(opened));
   await listener.restore();
   createWindow();
   void opened.warmUp();

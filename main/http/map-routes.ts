@@ -15,6 +15,12 @@ export interface MapRouteOptions {
   maxBytes?: number;
 }
 
+/** `name`: the name to list the package under; `filename`: the file's own name, for messages and when the package names itself not. */
+interface UploadQuery {
+  name?: string;
+  filename?: string;
+}
+
 /** The browser mode's paths for map packages; the page builds its tile URLs from TILE_PATH. */
 export const TILE_PATH = '/console/tiles';
 
@@ -30,9 +36,13 @@ export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOpti
   const limit = options.maxBytes ?? MAX_PACKAGE_BYTES;
 
   /** The upload to a file of its own, then imported from there (moved, not copied). */
-  const receive = async (body: Readable, name: string | undefined, length: string | undefined): Promise<MapPackage> => {
+  const receive = async (body: Readable, query: UploadQuery, length: string | undefined): Promise<MapPackage> => {
+    const { name, filename } = query;
     if (name !== undefined && name.length > MAX_PACKAGE_NAME) {
       throw new ServiceError('INVALID_PARAMETER', `name must be at most ${MAX_PACKAGE_NAME} characters`, 'name');
+    }
+    if (filename !== undefined && (filename.length > 255 || /[/\\\0]/.test(filename))) {
+      throw new ServiceError('INVALID_PARAMETER', 'filename must be a file name of at most 255 characters', 'filename');
     }
     if (Number(length) > limit) throw tooLarge(limit);
     const upload = options.maps.uploadPath();
@@ -49,7 +59,7 @@ export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOpti
       rmSync(upload, { force: true });
       throw error instanceof ServiceError ? error : new ServiceError('MALFORMED_REQUEST', 'the upload was cut off before its end');
     }
-    return options.maps.importFile(upload, { name, move: true });
+    return options.maps.importFile(upload, { name, move: true, fileName: filename || 'the uploaded file' });
   };
 
   app.post('/console/tile-key', (request, reply) => {
@@ -74,10 +84,10 @@ export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOpti
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { bodyLimit: limit }, (_request, payload, done) => done(null, payload));
-    scope.post<{ Querystring: { name?: string } }>('/console/maps', { bodyLimit: limit }, async (request, reply) => {
+    scope.post<{ Querystring: UploadQuery }>('/console/maps', { bodyLimit: limit }, async (request, reply) => {
       if (!authorized(request, options.token())) return refuse(reply);
       try {
-        const value = await receive(request.raw, request.query.name, request.headers['content-length']);
+        const value = await receive(request.raw, request.query, request.headers['content-length']);
         return reply.send({ ok: true, value } satisfies Answer<MapPackage>);
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;

@@ -1,5 +1,6 @@
 import { BRIDGE_GLOBAL, type Answer, type ConsoleBridge, type Input, type OpName, type Output } from '../../shared/contract';
 import type { ErrorBody } from '../../shared/errors';
+import type { MapPackage } from '../../shared/maps';
 import { consoleToken, tokenRefused } from './consoleToken';
 
 declare global {
@@ -54,4 +55,52 @@ export async function call<K extends OpName>(op: K, input: Input<K>): Promise<Ou
   const answer = await bridge.invoke(op, input);
   if (!answer.ok) throw new ConsoleError(answer.error);
   return answer.value;
+}
+
+/**
+ * Where a map package's tiles are: `{z}/{x}/{y}` URLs that Leaflet's images and the vector
+ * renderer fetch on their own. Browser mode: the console's tile route, with the tile key it
+ * derives from the token (those requests carry no header). Electron: the app's own scheme.
+ */
+export async function tileUrlTemplate(): Promise<(packageId: string) => string> {
+  if (!inBrowserMode) return (id) => `${location.origin}/tiles/${id}/{z}/{x}/{y}`;
+  for (;;) {
+    const token = await consoleToken();
+    const response = await fetch('/console/tile-key', { method: 'POST', headers: { authorization: `Bearer ${token}` }, credentials: 'omit' });
+    if (tokenRefusal(response)) {
+      tokenRefused(token);
+      continue;
+    }
+    const { value } = (await response.json()) as { value: { key: string; path: string } };
+    return (id) => `${value.path}/${encodeURIComponent(id)}/{z}/{x}/{y}?k=${value.key}`;
+  }
+}
+
+/**
+ * Browser mode: sends a map package file to the console, which imports it. Progress is the
+ * share of the file sent; the signal cancels (nothing is kept of a cancelled upload).
+ */
+export function uploadMapPackage(file: File, onProgress: (sent: number) => void, signal: AbortSignal): Promise<Answer<MapPackage>> {
+  return consoleToken().then(
+    (token) =>
+      new Promise((resolve, reject) => {
+        const xhr = new XMLHttpRequest();
+        xhr.open('POST', `/console/maps?filename=${encodeURIComponent(file.name)}`);
+        xhr.setRequestHeader('authorization', `Bearer ${token}`);
+        xhr.setRequestHeader('content-type', 'application/octet-stream');
+        xhr.upload.onprogress = (e) => onProgress(e.lengthComputable ? e.loaded / e.total : 0);
+        xhr.onload = () => {
+          if (xhr.status === 401 && xhr.getResponseHeader('www-authenticate')) tokenRefused(token);
+          try {
+            resolve(JSON.parse(xhr.responseText) as Answer<MapPackage>);
+          } catch {
+            reject(new Error(`the upload was answered with HTTP ${xhr.status}`));
+          }
+        };
+        xhr.onerror = () => reject(new Error('the upload failed: the app did not answer'));
+        xhr.onabort = () => reject(new DOMException('the upload was cancelled', 'AbortError'));
+        signal.addEventListener('abort', () => xhr.abort(), { once: true });
+        xhr.send(file);
+      }),
+  );
 }

@@ -66,11 +66,11 @@ describe('map packages: import', () => {
     writeMbtiles(file, { format: 'pbf', name: '', tiles: tiles.map((t) => ({ ...t, data: gzipSync(t.data) })) });
     const pkg = await core.maps.importFile(file, { name: '  Lisbon streets ' });
     expect(pkg).toMatchObject({ name: 'Lisbon streets', kind: 'vector', format: 'pbf', schema: 'mapbox-streets' });
-    expect(pkg.layers.sort()).toEqual(['road', 'water']);
+    expect(pkg.layers.sort()).toEqual(['road', 'road_label', 'water']);
     const { x, y } = tileAt(LNG, LAT, 14);
     const tile = await core.maps.tile(pkg.id, 14, x, y);
     expect(tile?.contentType).toBe('application/vnd.mapbox-vector-tile');
-    expect(vectorLayers(tile!.bytes).sort()).toEqual(['road', 'water']);
+    expect(vectorLayers(tile!.bytes).sort()).toEqual(['road', 'road_label', 'water']);
   });
 
   it('imports vector and raster PMTiles archives', async () => {

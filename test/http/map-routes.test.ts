@@ -61,7 +61,7 @@ describe('browser mode: map packages over HTTP', () => {
     const tile = await fetch(`${base}${path}/${pkg.id}/14/${x}/${y}?k=${key}`);
     expect(tile.status).toBe(200);
     expect(tile.headers.get('content-type')).toBe('application/vnd.mapbox-vector-tile');
-    expect(vectorLayers(new Uint8Array(await tile.arrayBuffer())).sort()).toEqual(['road', 'water']);
+    expect(vectorLayers(new Uint8Array(await tile.arrayBuffer())).sort()).toEqual(['road', 'road_label', 'water']);
     // Where the package has no tile: an empty answer the vector renderer reads as an empty tile.
     const none = await fetch(`${base}${path}/${pkg.id}/14/${x + 40}/${y}?k=${key}`);
     expect(none.status).toBe(204);

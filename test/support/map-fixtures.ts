@@ -66,6 +66,11 @@ export function streetsAround(lng: number, lat: number): Record<string, FeatureC
       type: 'FeatureCollection',
       features: [street('Fixture Street', [[-3, 0], [3, 0]]), street('Test Avenue', [[0, -3], [0, 3]])],
     },
+    // Mapbox Streets keeps the names of roads in a layer of their own.
+    road_label: {
+      type: 'FeatureCollection',
+      features: [street('Fixture Street', [[-3, 0], [3, 0]]), street('Test Avenue', [[0, -3], [0, 3]])],
+    },
     water: {
       type: 'FeatureCollection',
       features: [

@@ -18,6 +18,8 @@ export interface ImportOptions {
   name?: string | undefined;
   /** Move the file instead of copying it (an upload already in the maps folder). */
   move?: boolean;
+  /** The file's name as the person knows it, when `source` is not it (an upload's temporary file). */
+  fileName?: string | undefined;
 }
 
 /** How old a leftover of an interrupted import must be before it is deleted. */
@@ -112,13 +114,14 @@ export class MapPackages {
     const dir = this.folder();
     if (!existsSync(source) || !statSync(source).isFile()) throw new ServiceError('NOT_FOUND', `no file at ${source}`, 'file');
     const id = newUuid(this.now());
+    const known = basename(options.fileName ?? source);
     let placed: string | undefined;
     try {
       const container = containerOf(source);
       const info = await this.described(source, container);
       const pkg: MapPackage = {
         id,
-        name: (options.name?.trim() || info.name.trim() || basename(source, extname(source))).slice(0, MAX_PACKAGE_NAME),
+        name: (options.name?.trim() || info.name.trim() || basename(known, extname(known))).slice(0, MAX_PACKAGE_NAME),
         container,
         format: info.format,
         kind: info.format === 'pbf' ? 'vector' : 'raster',
@@ -142,7 +145,7 @@ export class MapPackages {
     } catch (error) {
       if (placed !== undefined) rmSync(placed, { force: true });
       if (options.move) rmSync(source, { force: true });
-      if (error instanceof BadPackage) throw new ServiceError('UNSUPPORTED_FORMAT', `${basename(source)} cannot be imported: ${error.message}`, 'file');
+      if (error instanceof BadPackage) throw new ServiceError('UNSUPPORTED_FORMAT', `${known} cannot be imported: ${error.message}`, 'file');
       throw error;
     }
   }

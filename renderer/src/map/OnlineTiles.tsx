@@ -6,11 +6,12 @@ import { attributionHtml } from './attribution';
 import { BASEMAP_NAME } from './Basemap';
 
 /** One line over the map while the online tiles fail, naming what the map falls back to. */
-export function OfflineStatus({ failing }: { failing: boolean }) {
+export function OfflineStatus({ failing, showing }: { failing: boolean; showing: string[] }) {
+  const fallback = new Intl.ListFormat('en', { type: 'conjunction' }).format([...showing, BASEMAP_NAME]);
   return (
     // Always in the page, empty when all is well: a live region announces what appears in it.
     <p className="map-status" role="status">
-      {failing ? `Online map tiles did not load (offline, or the tile server is unreachable): showing ${BASEMAP_NAME}.` : ''}
+      {failing ? `Online map tiles did not load (offline, or the tile server is unreachable): showing ${fallback}.` : ''}
     </p>
   );
 }

@@ -13,6 +13,13 @@ import { MapHash } from './MapHash';
 import { MapNotice } from './MapNotice';
 import { OfflineStatus, OnlineTiles } from './OnlineTiles';
 import { PlaceLabels } from './PlaceLabels';
+import { CoverageNotice, COVERAGE_FROM_ZOOM } from './packages/CoverageNotice';
+import { useLayerChoice, showPackage } from './packages/layerChoice';
+import { MapLayersPanel } from './packages/MapLayersPanel';
+import { useUploadPackage } from './packages/mutations';
+import { covers, PACKAGE_PANE, PackageLayers } from './packages/PackageLayers';
+import { useMapPackages, useTileUrls } from './packages/queries';
+import type { MapPackage } from '../../../shared/maps';
 
 export interface Focus {
   lat: number;
@@ -79,6 +86,25 @@ function FocusOn({ focus }: { focus: Focus | undefined }) {
   return null;
 }
 
+/** Opens a package where it suggests, or on its whole area. */
+function GoTo({ pkg }: { pkg: { to: MapPackage; at: number } | undefined }) {
+  const map = useMap();
+  useEffect(() => {
+    if (!pkg) return;
+    const [lng, lat, zoom] = pkg.to.center;
+    map.setView([lat, lng], Math.max(zoom, pkg.to.minZoom));
+  }, [pkg, map]);
+  return null;
+}
+
+const hostOf = (template: string): string => {
+  try {
+    return new URL(template.replace(/[{}]/g, '')).host;
+  } catch {
+    return 'tile server';
+  }
+};
+
 /**
  * Marks each moment a new answer's points are on screen (`poi-map-drawn`, and the first one as
  * `poi-map-first-draw`): the benchmark and the tests time the map by these marks.
@@ -125,6 +151,20 @@ export function PoiMap(props: Props) {
     setView(v);
   };
   const [tilesFailing, setTilesFailing] = useState(false);
+  const choice = useLayerChoice();
+  const packages = useMapPackages();
+  const tileUrls = useTileUrls();
+  const shown = (packages.data ?? []).filter((p) => !choice.hidden.includes(p.id));
+  const covering = view ? shown.filter((p) => covers(p, view)) : [];
+  const [layersOpen, setLayersOpen] = useState(false);
+  const [goTo, setGoTo] = useState<{ to: MapPackage; at: number } | undefined>();
+  const onImported = (pkg: MapPackage): void => {
+    showPackage(pkg.id, true);
+    setGoTo({ to: pkg, at: Date.now() });
+  };
+  const upload = useUploadPackage(onImported);
+  const [dropping, setDropping] = useState(false);
+  const offline = !choice.online || tilesFailing;
   const points = useMapView(props.clientId, query);
   useLiveData(props.clientId);
   const mover = useMovePoi(props.clientId);
@@ -134,23 +174,53 @@ export function PoiMap(props: Props) {
   };
 
   return (
-    <div className="map-area">
+    <div
+      className="map-area"
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes('Files')) return;
+        e.preventDefault();
+        setDropping(true);
+      }}
+      onDragLeave={() => setDropping(false)}
+      onDrop={(e) => {
+        const file = e.dataTransfer.files[0];
+        if (!file) return;
+        e.preventDefault();
+        setDropping(false);
+        setLayersOpen(true);
+        void upload.start(file);
+      }}
+    >
       <MapContainer className="map" center={[40.4169, -3.7035]} zoom={5} minZoom={2} worldCopyJump keyboard aria-label="Map of points of interest">
         <Pane name="basemap" style={{ zIndex: 150 }}>
-          <Basemap pane="basemap" />
+          {choice.overview && <Basemap pane="basemap" />}
         </Pane>
-        {settings.data && <OnlineTiles key={settings.data.tileUrl} settings={settings.data} onFailing={setTilesFailing} />}
+        {choice.online && settings.data && <OnlineTiles key={settings.data.tileUrl} settings={settings.data} onFailing={setTilesFailing} />}
+        <Pane name={PACKAGE_PANE} style={{ zIndex: 210 }}>
+          {tileUrls.data && <PackageLayers packages={shown} urlOf={tileUrls.data} />}
+        </Pane>
+        <GoTo pkg={goTo} />
         <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
         <FocusOn focus={props.focus} />
         <MapHash />
         <SizeWatcher />
-        {tilesFailing && <PlaceLabels />}
+        {offline && covering.length === 0 && <PlaceLabels />}
         <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={onMove} />
         {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
         <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
       </MapContainer>
       {props.draft?.byKeyboard && <div className="map-crosshair" aria-hidden="true" />}
-      <OfflineStatus failing={tilesFailing} />
+      <OfflineStatus failing={tilesFailing} showing={covering.map((p) => p.name)} />
+      {offline && view && view.zoom >= COVERAGE_FROM_ZOOM && covering.length === 0 && <CoverageNotice zoom={view.zoom} onImport={() => setLayersOpen(true)} />}
+      <MapLayersPanel
+        open={layersOpen}
+        onOpen={setLayersOpen}
+        onlineName={settings.data ? hostOf(settings.data.tileUrl) : 'tile server'}
+        upload={upload}
+        onImported={onImported}
+        onGoTo={(pkg) => setGoTo({ to: pkg, at: Date.now() })}
+      />
+      {dropping && <div className="map-drop" aria-hidden="true">Drop the map package to import it</div>}
       <MapNotice text={mover.refusal} onDismiss={mover.dismiss} />
     </div>
   );

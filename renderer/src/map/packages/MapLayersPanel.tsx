@@ -1,0 +1,131 @@
+import { useId, useRef, useState } from 'react';
+import type { MapPackage } from '../../../../shared/maps';
+import { inBrowserMode } from '../../transport';
+import { changeLayers, showPackage, useLayerChoice } from './layerChoice';
+import { useImportDialog, useRemovePackage, type Upload } from './mutations';
+import { useMapPackages } from './queries';
+
+const size = (bytes: number): string =>
+  bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+
+interface Props {
+  open: boolean;
+  onOpen: (open: boolean) => void;
+  /** The online tile server's host, for its line. */
+  onlineName: string;
+  upload: { upload: Upload | undefined; error: string | undefined; start: (file: File) => void; cancel: () => void; dismiss: () => void };
+  onImported: (pkg: MapPackage) => void;
+  onGoTo: (pkg: MapPackage) => void;
+}
+
+/**
+ * The map's layers: the online tile server, each offline package (import, show, go to, remove)
+ * and the bundled overview; several at once, packages over the others. A disclosure over the
+ * map's top-right corner, every control labelled and reachable by keyboard.
+ */
+export function MapLayersPanel(props: Props) {
+  const id = useId();
+  const choice = useLayerChoice();
+  const packages = useMapPackages();
+  const remover = useRemovePackage();
+  const dialog = useImportDialog();
+  const fileInput = useRef<HTMLInputElement>(null);
+  const [removing, setRemoving] = useState<string | undefined>();
+  const { upload, error, start, cancel, dismiss } = props.upload;
+  const importError = error ?? dialog.errors.form ?? (removing ? remover.errors.form : undefined);
+
+  const pick = (): void => {
+    if (inBrowserMode) fileInput.current?.click();
+    else
+      dialog.mutate({}, {
+        onSuccess: (pkg) => {
+          if (pkg) props.onImported(pkg);
+        },
+      });
+  };
+
+  return (
+    <div className="map-layers">
+      <button type="button" className="map-layers-toggle" aria-expanded={props.open} aria-controls={id} onClick={() => props.onOpen(!props.open)}>
+        Map layers
+      </button>
+      <section id={id} className="map-layers-panel" hidden={!props.open} aria-label="Map layers">
+        <fieldset>
+          <legend>Show on the map</legend>
+          <label>
+            <input type="checkbox" checked={choice.online} onChange={(e) => changeLayers((c) => ({ ...c, online: e.target.checked }))} />
+            Online tiles ({props.onlineName})
+          </label>
+          {packages.data?.map((pkg) => (
+            <div key={pkg.id} className="map-layers-package">
+              <label>
+                <input type="checkbox" checked={!choice.hidden.includes(pkg.id)} onChange={(e) => showPackage(pkg.id, e.target.checked)} />
+                {pkg.name}
+                <span className="map-layers-meta">
+                  {' '}
+                  {pkg.kind}, zoom {pkg.minZoom}–{pkg.maxZoom}, {size(pkg.bytes)}
+                </span>
+              </label>
+              <button type="button" onClick={() => props.onGoTo(pkg)} aria-label={`Go to ${pkg.name}`}>
+                Go to
+              </button>
+              <button
+                type="button"
+                aria-label={`Remove ${pkg.name}`}
+                disabled={remover.isPending}
+                onClick={() => {
+                  if (!window.confirm(`Remove the map package “${pkg.name}” from this computer?`)) return;
+                  setRemoving(pkg.id);
+                  remover.mutate({ id: pkg.id });
+                }}
+              >
+                Remove
+              </button>
+            </div>
+          ))}
+          <label>
+            <input type="checkbox" checked={choice.overview} onChange={(e) => changeLayers((c) => ({ ...c, overview: e.target.checked }))} />
+            World overview (bundled)
+          </label>
+        </fieldset>
+        <div className="map-layers-import">
+          <button type="button" onClick={pick} disabled={upload !== undefined || dialog.isPending}>
+            Import a map package…
+          </button>
+          <input
+            ref={fileInput}
+            type="file"
+            accept=".mbtiles,.pmtiles"
+            hidden
+            aria-label="Map package file (.mbtiles or .pmtiles)"
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              e.target.value = '';
+              if (file) start(file);
+            }}
+          />
+          <p className="map-layers-hint">MBTiles (raster or vector) or PMTiles. You can also drop the file on the map.</p>
+          {upload && (
+            <div className="map-layers-progress">
+              <label>
+                Importing {upload.file}
+                <progress max={1} value={upload.progress} />
+              </label>
+              <button type="button" onClick={cancel}>
+                Cancel
+              </button>
+            </div>
+          )}
+          {importError && (
+            <div className="map-layers-error" role="alert">
+              <p>{importError}</p>
+              <button type="button" onClick={() => { dismiss(); dialog.reset(); remover.reset(); setRemoving(undefined); }}>
+                Dismiss
+              </button>
+            </div>
+          )}
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,14 @@
+import { useQuery } from '@tanstack/react-query';
+import { call, tileUrlTemplate } from '../../transport';
+
+export const mapPackageKeys = {
+  all: ['maps'] as const,
+  list: ['maps', 'list'] as const,
+  tileUrls: ['maps', 'tile-urls'] as const,
+};
+
+/** The offline map packages imported on this computer. */
+export const useMapPackages = () => useQuery({ queryKey: mapPackageKeys.list, queryFn: () => call('maps.list', {}) });
+
+/** How to build a package's tile URL; asked once (browser mode derives a key from the console token). */
+export const useTileUrls = () => useQuery({ queryKey: mapPackageKeys.tileUrls, queryFn: tileUrlTemplate, staleTime: Infinity });
