@@ -81,6 +81,8 @@ export const operations = {
   /** The offline map packages imported on this computer (imported by upload, dialog or CLI). */
   'maps.list': z.object({}),
   'maps.remove': z.object({ id: guid }),
+  /** Where the map opens when the address names no view: the first package, while there are no POIs yet; else null. */
+  'maps.startView': z.object({}),
   /** Desktop app only: pick a package in the system's file dialog and import it (answered by the shell; null when cancelled). */
   'maps.importDialog': z.object({}),
   /** An opaque value that changes whenever what the map shows may have changed, from this process or another. */
@@ -171,6 +173,7 @@ export interface Outputs {
   'map.places': PlaceLabel[];
   'maps.list': MapPackage[];
   'maps.remove': OkBody;
+  'maps.startView': { lat: number; lng: number; zoom: number } | null;
   'maps.importDialog': MapPackage | null;
   'pois.version': string;
   'pois.get': PoiReply;

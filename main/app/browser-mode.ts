@@ -4,6 +4,7 @@ import { ApiServer } from '../http/server.js';
 import { dirname } from 'node:path';
 import { consoleAddress, consoleOptions } from './console.js';
 import { liveConsoleToken } from './console-token.js';
+import { importSampleMap } from './sample-map.js';
 
 export const DEFAULT_CONSOLE_PORT = 4780;
 
@@ -14,6 +15,8 @@ export interface BrowserModeOptions {
   log?: (line: string) => void;
   /** A fixed console token (tests); by default, the data folder's (see console-token.ts). */
   token?: string;
+  /** Import the sample city on a first start (default true; the end-to-end tests keep their own maps). */
+  sampleMap?: boolean;
 }
 
 export interface RunningConsole {
@@ -31,6 +34,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   const fixed = options.token;
   const token = fixed === undefined ? liveConsoleToken(dirname(options.file)) : () => fixed;
   const core = createCore({ file: options.file });
+  if (options.sampleMap !== false) await importSampleMap(core, log);
   let port: number | undefined;
   const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`), () => port);
   const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`), token);

@@ -1,5 +1,6 @@
 import { consoleAddress, consoleOptions, fixedListener } from '../app/console.js';
 import { liveConsoleToken } from '../app/console-token.js';
+import { importSampleMap } from '../app/sample-map.js';
 import { ensureRenderer } from '../build/renderer.js';
 import { createCore } from '../core/service.js';
 import { reachableAddresses } from '../http/listener-control.js';
@@ -30,6 +31,7 @@ export async function runServe(options: CliOptions): Promise<number> {
       ...(options['geocode-timeout'] ? { timeoutMs: parsePositive(options['geocode-timeout'], '--geocode-timeout') } : {}),
     },
   });
+  await importSampleMap(core, (line) => console.log(line));
   const host = options.host ?? '127.0.0.1';
   const port = parsePort(options.port, DEFAULT_PORT);
   let boundPort = port;

@@ -26,7 +26,7 @@ export interface Core {
   /** The saved settings its host reads: the map's tile server (for the page's CSP), and the listener it owns. */
   settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener'>;
   /** Offline map packages: import and remove (hosts: CLI, upload route, desktop dialog) and their tiles. */
-  maps: Pick<MapPackages, 'importFile' | 'uploadPath' | 'tile' | 'list'>;
+  maps: Pick<MapPackages, 'importFile' | 'importSampleOnFirstStart' | 'uploadPath' | 'tile' | 'list'>;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
   warmUp(): Promise<void>;
   close(): void;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { tileImageSource } from '../../shared/tiles.js';
 import { createInvoke } from '../app/console.js';
 import { desktopListener, type DesktopListener } from '../app/desktop-listener.js';
+import { importSampleMap } from '../app/sample-map.js';
 import { createCore, type Core } from '../core/service.js';
 import { defaultDataDir, prepareDataDir } from '../data-dir.js';
 import { handleConsoleIpc } from './ipc.js';
@@ -71,6 +72,7 @@ app.whenReady().then(async () => {
     },
     (id, z, x, y) => opened.maps.tile(id, z, x, y),
   );
+  await importSampleMap(opened, (line) => console.log(line));
   listener = desktopListener(opened);
   handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e)), () => importFromDialog(opened));
   await listener.restore();

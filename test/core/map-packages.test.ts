@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeMbtiles, writePmtiles } from '../../main/build/map-package-writer.js';
+import { buildSampleMap } from '../../main/build/sample-map.js';
 import { vectorLayers } from '../../main/core/maps/tile-bytes.js';
 import { rasterTiles, solidPng, streetsAround, tileAt, tilesAround, vectorTiles } from '../support/map-fixtures.js';
 import { testCore, type TestCore } from '../support/core.js';
@@ -200,5 +201,47 @@ describe('map packages: removal and leftovers', () => {
     expect(readdirSync(maps)).not.toContain('01890000-0000-7000-8000-000000000000.mbtiles');
     expect(readdirSync(maps)).toContain('.upload-01890000-0000-7000-8000-000000000001.part');
     expect(core.maps.list().map((p) => p.id)).toEqual([kept.id]);
+  });
+});
+
+describe('the sample city', () => {
+  it('is built from @mapbox/mvt-fixtures as a vector MBTiles of San Francisco in Mapbox Streets v7, credited to OpenStreetMap', async () => {
+    const file = join(dir, 'sample.mbtiles');
+    buildSampleMap(file);
+    const pkg = await core.maps.importFile(file);
+    expect(pkg).toMatchObject({ name: 'San Francisco (sample)', kind: 'vector', schema: 'mapbox-streets', minZoom: 15, maxZoom: 15 });
+    expect(pkg.layers).toEqual(expect.arrayContaining(['road', 'road_label', 'building', 'water']));
+    expect(pkg.attribution).toContain('OpenStreetMap contributors (ODbL)');
+    expect(pkg.attributionUrl).toBe('https://www.openstreetmap.org/copyright');
+    // Its 3 × 3 tiles at zoom 15: around Duboce Park (from the tiles, the file gives no bounds).
+    expect(pkg.bounds[0]).toBeCloseTo(-122.464, 2);
+    expect(pkg.bounds[2]).toBeCloseTo(-122.431, 2);
+    expect(pkg.bounds[1]).toBeLessThan(37.77);
+    expect(pkg.bounds[3]).toBeGreaterThan(37.77);
+    expect(readdirSync(dir)).toContain('LICENSE-ODbL-1.0.md');
+  });
+
+  it('is imported on the first start only: once removed, it stays removed', async () => {
+    const file = join(dir, 'sample.mbtiles');
+    buildSampleMap(file);
+    const first = await core.maps.importSampleOnFirstStart(file);
+    expect(first?.name).toBe('San Francisco (sample)');
+    expect(await core.maps.importSampleOnFirstStart(file)).toBeUndefined();
+    core.console['maps.remove']({ id: first!.id });
+    core.close();
+    core = testCore({ mapsDir: join(dir, 'maps') });
+    expect(await core.maps.importSampleOnFirstStart(file)).toBeUndefined();
+    expect(core.maps.list()).toEqual([]);
+  });
+
+  it('is where the map opens while there are no POIs; once there is one, the map opens as before', async () => {
+    expect(core.console['maps.startView']({})).toBeNull();
+    const file = join(dir, 'sample.mbtiles');
+    buildSampleMap(file);
+    const pkg = (await core.maps.importSampleOnFirstStart(file))!;
+    expect(core.console['maps.startView']({})).toEqual({ lat: pkg.center[1], lng: pkg.center[0], zoom: 15 });
+    const client = core.clients.create({ name: 'c' });
+    await core.console['pois.add']({ clientId: client.client_id, fields: { lat: 37.79, lng: -122.4, name: 'Ferry Building' } });
+    expect(core.console['maps.startView']({})).toBeNull();
   });
 });

@@ -15,7 +15,7 @@ const file = prepareDataDir(dir);
 const seed = openCore({ file });
 const demo = seed.clients.create({ name: 'E2E Demo' });
 seed.close();
-const running = await startBrowserMode({ file, port: E2E_PORT, token: E2E_TOKEN, log: () => undefined });
+const running = await startBrowserMode({ file, port: E2E_PORT, token: E2E_TOKEN, log: () => undefined, sampleMap: false });
 const info: E2eInfo = { url: running.url, dataDir: dir, clientId: demo.client_id, adminToken: demo.admin_token };
 mkdirSync(join(E2E_INFO_FILE, '..'), { recursive: true });
 writeFileSync(E2E_INFO_FILE, JSON.stringify(info));

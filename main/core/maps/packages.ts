@@ -88,6 +88,16 @@ export class MapPackages {
     if (dir !== undefined && existsSync(dir)) this.sweep(dir);
   }
 
+  /**
+   * On the first start (no maps folder yet), the sample city, so that a new user sees streets
+   * offline at once. Whoever removes it does not get it back: the folder is there from then on.
+   */
+  async importSampleOnFirstStart(sample: string | undefined): Promise<MapPackage | undefined> {
+    if (this.dir === undefined || existsSync(this.dir) || sample === undefined || !existsSync(sample)) return undefined;
+    this.folder();
+    return this.importFile(sample);
+  }
+
   /** Where an upload is written before it is imported (same file system, so it is moved, not copied). */
   uploadPath(): string {
     const dir = this.folder();

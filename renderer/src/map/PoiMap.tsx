@@ -9,7 +9,7 @@ import { useSettings } from '../settings/queries';
 import { Basemap } from './Basemap';
 import { draftIcon } from './icons';
 import { PointsLayer } from './PointsLayer';
-import { MapHash } from './MapHash';
+import { MapHash, parseMapHash } from './MapHash';
 import { MapNotice } from './MapNotice';
 import { OfflineStatus, OnlineTiles } from './OnlineTiles';
 import { PlaceLabels } from './PlaceLabels';
@@ -18,7 +18,7 @@ import { useLayerChoice, showPackage } from './packages/layerChoice';
 import { MapLayersPanel } from './packages/MapLayersPanel';
 import { useUploadPackage } from './packages/mutations';
 import { covers, PACKAGE_PANE, PackageLayers } from './packages/PackageLayers';
-import { useMapPackages, useTileUrls } from './packages/queries';
+import { useMapPackages, useStartView, useTileUrls } from './packages/queries';
 import type { MapPackage } from '../../../shared/maps';
 
 export interface Focus {
@@ -83,6 +83,20 @@ function FocusOn({ focus }: { focus: Focus | undefined }) {
   useEffect(() => {
     if (focus) map.setView([focus.lat, focus.lng], Math.max(map.getZoom(), 16));
   }, [focus, map]);
+  return null;
+}
+
+/** With no view in the address, opens where the core suggests (the sample city on a first start). */
+function StartView() {
+  const map = useMap();
+  const [named] = useState(() => parseMapHash(location.hash) !== undefined);
+  const start = useStartView(!named);
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    if (done || named || !start.data) return;
+    setDone(true);
+    map.setView([start.data.lat, start.data.lng], start.data.zoom, { animate: false });
+  }, [done, named, start.data, map]);
   return null;
 }
 
@@ -208,6 +222,8 @@ export function PoiMap(props: Props) {
         <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={onMove} />
         {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
         <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
+        {/* Last: its move must reach the hash and the view tracker, whose listeners are set before it. */}
+        <StartView />
       </MapContainer>
       {props.draft?.byKeyboard && <div className="map-crosshair" aria-hidden="true" />}
       <OfflineStatus failing={tilesFailing} showing={covering.map((p) => p.name)} />
