@@ -241,7 +241,7 @@ describe('the sample city', () => {
     const pkg = (await core.maps.importSampleOnFirstStart(file))!;
     expect(core.console['maps.startView']({})).toEqual({ lat: pkg.center[1], lng: pkg.center[0], zoom: 15 });
     const client = core.clients.create({ name: 'c' });
-    await core.console['pois.add']({ clientId: client.client_id, fields: { lat: 37.79, lng: -122.4, name: 'Ferry Building' } });
+    await core.console['pois.add']({ clientId: client.client_id, fields: { lat: 37.79, lng: -122.4, name: 'Ferry Building', categories: [1] } });
     expect(core.console['maps.startView']({})).toBeNull();
   });
 });
