@@ -37,6 +37,10 @@ export const tileUrl = z
 
 export const MAX_ATTRIBUTION = 200;
 
+/** The online tiles kept for offline use, in megabytes of the data folder; 0 keeps none. */
+export const DEFAULT_TILE_CACHE_MB = 500;
+export const MAX_TILE_CACHE_MB = 100_000;
+
 /**
  * The map's background: its tile server, and the credit the provider asks for, as plain text and
  * an optional link (the map builds the HTML, so a setting cannot put markup into the page).
@@ -48,6 +52,13 @@ export const mapSettings = z.object({
     .string()
     .max(500, 'must be at most 500 characters')
     .refine((s) => s === '' || /^https?:\/\/[^\s"'<>]+$/.test(s), 'must be an http or https address, or empty'),
+  // Settings saved before the cache existed have none: they get the default.
+  tileCacheMb: z
+    .number()
+    .int('must be a whole number of megabytes')
+    .min(0, 'must be 0 (no cache) or more')
+    .max(MAX_TILE_CACHE_MB, `must be at most ${MAX_TILE_CACHE_MB} MB`)
+    .default(DEFAULT_TILE_CACHE_MB),
 });
 
 /** A box on the map, in degrees; `west` > `east` when it spans the antimeridian. */
@@ -111,6 +122,9 @@ export const operations = {
 
   'settings.get': z.object({}),
   'settings.set': mapSettings,
+  /** The online tiles kept for offline use: how many, how much, and the limit. */
+  'tiles.cacheStatus': z.object({}),
+  'tiles.clearCache': z.object({}),
 
   /** Desktop app only: a link the user clicked opens in the system browser (answered by the shell). */
   'app.openExternal': z.object({ url: z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters') }),
@@ -160,6 +174,12 @@ export interface ListenerStatus {
 
 export type Settings = z.output<typeof mapSettings>;
 
+export interface TileCacheStatus {
+  tiles: number;
+  bytes: number;
+  limitBytes: number;
+}
+
 export interface Outputs {
   'clients.list': ClientSummary[];
   'clients.create': NewClient;
@@ -193,6 +213,8 @@ export interface Outputs {
   'listener.configure': ListenerStatus;
   'settings.get': Settings;
   'settings.set': Settings;
+  'tiles.cacheStatus': TileCacheStatus;
+  'tiles.clearCache': TileCacheStatus;
   'app.openExternal': OkBody;
 }
 export type Output<K extends OpName> = Outputs[K];

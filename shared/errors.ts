@@ -25,6 +25,7 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'EXCEPTION_UNSUPPORTED_MEDIA_TYPE' },
   TOO_MANY_REQUESTS: { status: 429, description: 'EXCEPTION_TOO_MANY_REQUESTS' },
   INTERNAL: { status: 500, description: 'EXCEPTION_INTERNAL' },
+  TILE_SERVER_UNREACHABLE: { status: 502, description: 'EXCEPTION_TILE_SERVER_UNREACHABLE' },
   TOO_MANY_CONNECTIONS: { status: 503, description: 'EXCEPTION_TOO_MANY_CONNECTIONS' },
   STORAGE_FULL: { status: 503, description: 'EXCEPTION_STORAGE_FULL' },
   STORAGE_BUSY: { status: 503, description: 'EXCEPTION_STORAGE_BUSY' },

@@ -61,5 +61,6 @@ export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: 
       return source ? [source] : [];
     },
     maps: core.maps,
+    onlineTiles: core.onlineTiles,
   };
 }

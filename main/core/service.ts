@@ -4,6 +4,7 @@ import { apiHandlers, type ApiHandlers } from './api/handlers.js';
 import { consoleHandlers, type CoreOp, type Handlers } from './console/handlers.js';
 import { openServices, type CoreOptions, type Services } from './services.js';
 import type { MapPackages } from './maps/packages.js';
+import type { OnlineTiles } from './tiles/online-tiles.js';
 import type { SettingsStore } from './settings/settings.js';
 import { warmUp } from './warm-up.js';
 
@@ -27,6 +28,8 @@ export interface Core {
   settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener'>;
   /** Offline map packages: import and remove (hosts: CLI, upload route, desktop dialog) and their tiles. */
   maps: Pick<MapPackages, 'importFile' | 'importSampleOnFirstStart' | 'uploadPath' | 'tile' | 'list'>;
+  /** The online tile server's tiles through the data folder's cache. */
+  onlineTiles: Pick<OnlineTiles, 'tile'>;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
   warmUp(): Promise<void>;
   close(): void;
@@ -41,9 +44,11 @@ export function coreOver(s: Services): Core {
     read: s.read,
     settings: s.settings,
     maps: s.maps,
+    onlineTiles: s.onlineTiles,
     warmUp: () => warmUp(s),
     close: () => {
       s.maps.close();
+      s.tileCache.close();
       s.db.close();
     },
   };

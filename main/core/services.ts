@@ -6,6 +6,8 @@ import { Clients } from './clients/clients.js';
 import { systemClock, type Clock } from './clock.js';
 import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/index.js';
 import { MapPackages } from './maps/packages.js';
+import { TileCacheStore } from './tiles/cache-store.js';
+import { OnlineTiles } from './tiles/online-tiles.js';
 import { Members } from './members/members.js';
 import { argon2Hasher, type PasswordHasher } from './members/passwords.js';
 import { ClusterCache } from './pois/clusters.js';
@@ -60,6 +62,9 @@ export interface Services {
   abuse: AbuseGuard;
   /** Offline map packages: files in the data folder, outside the database. */
   maps: MapPackages;
+  /** The online tile server's tiles, kept in the data folder for offline use. */
+  onlineTiles: OnlineTiles;
+  tileCache: TileCacheStore;
   /**
    * Runs synchronous reads in one read transaction. In WAL mode each statement outside a
    * transaction takes and drops the read lock on its own; one request's handful of statements
@@ -88,6 +93,9 @@ export function openServices(options: CoreOptions): Services {
   const watch = new DataWatch(db);
   const changes = new ChangeLog(db);
   const readTx = db.transaction((work: () => unknown) => work());
+  const settings = new SettingsStore(db, writes);
+  const onDisk = options.file !== ':memory:' && options.file !== '';
+  const tileCache = new TileCacheStore(onDisk ? join(dirname(options.file), 'tile-cache.sqlite') : ':memory:', options.nativeBinding);
   return {
     db,
     clock,
@@ -101,13 +109,15 @@ export function openServices(options: CoreOptions): Services {
     clusters: new ClusterCache(store, watch),
     watch,
     warnings,
-    settings: new SettingsStore(db, writes),
+    settings,
+    tileCache,
+    onlineTiles: new OnlineTiles(tileCache, () => settings.map(), () => clock.now()),
     geocoder,
     changes,
     writes,
     abuse,
     maps: new MapPackages(
-      options.mapsDir ?? (options.file === ':memory:' || options.file === '' ? undefined : join(dirname(options.file), 'maps')),
+      options.mapsDir ?? (onDisk ? join(dirname(options.file), 'maps') : undefined),
       () => clock.now(),
       options.nativeBinding,
     ),

@@ -71,6 +71,7 @@ app.whenReady().then(async () => {
       return source ? [source] : [];
     },
     (id, z, x, y) => opened.maps.tile(id, z, x, y),
+    (z, x, y) => opened.onlineTiles.tile(z, x, y),
   );
   await importSampleMap(opened, (line) => console.log(line));
   listener = desktopListener(opened);

@@ -20,6 +20,21 @@ export function registerScheme(): void {
 }
 
 type ReadTile = (id: string, z: number, x: number, y: number) => Promise<MapTile | null>;
+type ReadOnlineTile = (z: number, x: number, y: number) => Promise<MapTile>;
+
+const ONLINE_TILE = /^\/online-tiles\/(\d+)\/(\d+)\/(\d+)$/;
+
+/** /online-tiles/Z/X/Y: the online tile server's tile through the data folder's cache; 502 when neither has it. */
+async function serveOnlineTile(pathname: string, read: ReadOnlineTile): Promise<Response> {
+  const match = ONLINE_TILE.exec(pathname);
+  if (!match) return new Response('not found', { status: 404 });
+  try {
+    const tile = await read(Number(match[1]), Number(match[2]), Number(match[3]));
+    return new Response(Buffer.from(tile.bytes), { status: 200, headers: { 'content-type': tile.contentType, 'cache-control': 'no-store' } });
+  } catch {
+    return new Response(null, { status: 502 });
+  }
+}
 
 const TILE = /^\/tiles\/([0-9a-f-]{36})\/(\d+)\/(\d+)\/(\d+)$/;
 
@@ -38,12 +53,13 @@ async function serveTile(pathname: string, readTile: ReadTile): Promise<Response
  * browser mode (tile server images only), and map packages' tiles under /tiles/. Paths that
  * climb out of the folder are refused.
  */
-export function serveRenderer(rendererDir: string, tileOrigins: () => string[], readTile: ReadTile): void {
+export function serveRenderer(rendererDir: string, tileOrigins: () => string[], readTile: ReadTile, readOnlineTile: ReadOnlineTile): void {
   const root = normalize(rendererDir + sep);
   protocol.handle(APP_SCHEME, async (request) => {
     const url = new URL(request.url);
     if (`${url.protocol}//${url.host}` !== APP_ORIGIN) return new Response('not found', { status: 404 });
     if (url.pathname.startsWith('/tiles/')) return serveTile(url.pathname, readTile);
+    if (url.pathname.startsWith('/online-tiles/')) return serveOnlineTile(url.pathname, readOnlineTile);
     let relative: string;
     try {
       relative = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);

@@ -16,8 +16,9 @@ export interface ConsoleOptions {
   staticDir: string;
   /** The tile server's origin, allowed for images only. */
   tileOrigins: () => string[];
-  /** Offline map packages: uploads and tiles. */
+  /** Offline map packages (uploads and tiles), and the online tiles' cache. */
   maps: MapRouteOptions['maps'];
+  onlineTiles: MapRouteOptions['onlineTiles'];
 }
 
 /**
@@ -57,5 +58,5 @@ export async function mountConsole(app: FastifyInstance, options: ConsoleOptions
     return reply.code(answer.ok ? 200 : answer.error.code).send(answer);
   });
 
-  await mountMapRoutes(app, { token: options.token, maps: options.maps });
+  await mountMapRoutes(app, { token: options.token, maps: options.maps, onlineTiles: options.onlineTiles });
 }

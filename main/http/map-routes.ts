@@ -11,6 +11,7 @@ import { authorized, refuse, tileKey, tileKeyMatches } from './console-auth.js';
 export interface MapRouteOptions {
   token: () => string;
   maps: Core['maps'];
+  onlineTiles: Core['onlineTiles'];
   /** Tests lower it to see the refusal without sending gigabytes. */
   maxBytes?: number;
 }
@@ -23,6 +24,7 @@ interface UploadQuery {
 
 /** The browser mode's paths for map packages; the page builds its tile URLs from TILE_PATH. */
 export const TILE_PATH = '/console/tiles';
+export const ONLINE_TILE_PATH = '/console/online-tiles';
 
 const tooLarge = (limit: number): ServiceError => new ServiceError('PAYLOAD_TOO_LARGE', `a map package may be at most ${limit} bytes`, 'file');
 
@@ -64,7 +66,7 @@ export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOpti
 
   app.post('/console/tile-key', (request, reply) => {
     if (!authorized(request, options.token())) return refuse(reply);
-    return reply.send({ ok: true, value: { key: tileKey(options.token()), path: TILE_PATH } });
+    return reply.send({ ok: true, value: { key: tileKey(options.token()), path: TILE_PATH, onlinePath: ONLINE_TILE_PATH } });
   });
 
   app.get<{ Params: { id: string; z: string; x: string; y: string }; Querystring: { k?: string } }>(
@@ -79,6 +81,21 @@ export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOpti
       return reply.type(tile.contentType).send(Buffer.from(tile.bytes.buffer, tile.bytes.byteOffset, tile.bytes.byteLength));
     },
   );
+
+  // The online tile server's tiles through the data folder's cache. The page's own HTTP cache is
+  // told to keep nothing: the data folder's cache is the one that knows what is fresh.
+  app.get<{ Params: { z: string; x: string; y: string }; Querystring: { k?: string } }>(`${ONLINE_TILE_PATH}/:z/:x/:y`, async (request, reply) => {
+    if (!tileKeyMatches(request.query.k, options.token())) return refuse(reply);
+    const { z, x, y } = request.params;
+    try {
+      const tile = await options.onlineTiles.tile(Number(z), Number(x), Number(y));
+      return reply.header('cache-control', 'no-store').header('x-tile-source', tile.source).type(tile.contentType).send(Buffer.from(tile.bytes));
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      const body = error.toBody();
+      return reply.code(body.code).header('cache-control', 'no-store').send(body);
+    }
+  });
 
   // Its own scope, so that only this route takes a raw body, and as a stream.
   await app.register(async (scope) => {

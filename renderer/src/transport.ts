@@ -57,13 +57,20 @@ export async function call<K extends OpName>(op: K, input: Input<K>): Promise<Ou
   return answer.value;
 }
 
+export interface TileUrls {
+  /** A map package's tiles. */
+  packageTiles: (packageId: string) => string;
+  /** The online tile server's, through the data folder's cache. */
+  onlineTiles: string;
+}
+
 /**
- * Where a map package's tiles are: `{z}/{x}/{y}` URLs that Leaflet's images and the vector
- * renderer fetch on their own. Browser mode: the console's tile route, with the tile key it
- * derives from the token (those requests carry no header). Electron: the app's own scheme.
+ * Where tiles are: `{z}/{x}/{y}` URLs that Leaflet's images and the vector renderer fetch on
+ * their own. Browser mode: the console's tile routes, with the tile key it derives from the
+ * token (those requests carry no header). Electron: the app's own scheme.
  */
-export async function tileUrlTemplate(): Promise<(packageId: string) => string> {
-  if (!inBrowserMode) return (id) => `${location.origin}/tiles/${id}/{z}/{x}/{y}`;
+export async function tileUrls(): Promise<TileUrls> {
+  if (!inBrowserMode) return { packageTiles: (id) => `${location.origin}/tiles/${id}/{z}/{x}/{y}`, onlineTiles: `${location.origin}/online-tiles/{z}/{x}/{y}` };
   for (;;) {
     const token = await consoleToken();
     const response = await fetch('/console/tile-key', { method: 'POST', headers: { authorization: `Bearer ${token}` }, credentials: 'omit' });
@@ -71,8 +78,11 @@ export async function tileUrlTemplate(): Promise<(packageId: string) => string> 
       tokenRefused(token);
       continue;
     }
-    const { value } = (await response.json()) as { value: { key: string; path: string } };
-    return (id) => `${value.path}/${encodeURIComponent(id)}/{z}/{x}/{y}?k=${value.key}`;
+    const { value } = (await response.json()) as { value: { key: string; path: string; onlinePath: string } };
+    return {
+      packageTiles: (id) => `${value.path}/${encodeURIComponent(id)}/{z}/{x}/{y}?k=${value.key}`,
+      onlineTiles: `${value.onlinePath}/{z}/{x}/{y}?k=${value.key}`,
+    };
   }
 }
 

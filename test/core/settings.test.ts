@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_ATTRIBUTION_URL, DEFAULT_TILE_URL } from '../../shared/contract.js';
+import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_ATTRIBUTION_URL, DEFAULT_TILE_CACHE_MB, DEFAULT_TILE_URL } from '../../shared/contract.js';
 import { CONSOLE } from '../../main/core/store/write-path.js';
 import { testCore } from '../support/core.js';
 
@@ -14,6 +14,8 @@ describe('map settings', () => {
       tileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png',
       tileAttribution: '© OpenStreetMap contributors',
       tileAttributionUrl: 'https://www.openstreetmap.org/copyright',
+      // Saved before the tile cache existed: it gets the default.
+      tileCacheMb: DEFAULT_TILE_CACHE_MB,
     });
     store({ tileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png', tileAttribution: 'Tiles <i>by</i> <a href="javascript:alert(1)">us</a> &amp; friends' });
     expect(core.settings.map()).toMatchObject({ tileAttribution: 'Tiles by us & friends', tileAttributionUrl: '' });
@@ -25,7 +27,7 @@ describe('map settings', () => {
     expect(long.tileAttributionUrl).toBe('https://example.org/?a=1&b=2');
     // What no longer passes (an http tile server on the internet) falls back to the defaults.
     store({ tileUrl: 'http://tiles.example.org/{z}/{x}/{y}.png', tileAttribution: 'x' });
-    expect(core.settings.map()).toEqual({ tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL });
+    expect(core.settings.map()).toEqual({ tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL, tileCacheMb: DEFAULT_TILE_CACHE_MB });
     core.close();
   });
 });

@@ -20,6 +20,8 @@ test.beforeEach(async () => {
   const file = prepareDataDir(dir);
   const seed = openCore({ file });
   seed.clients.create({ name: 'First start' });
+  // Offline is the page's requests aborted: the server must not fetch tiles on its behalf.
+  seed.settings.setMap({ ...seed.settings.map(), tileCacheMb: 0 });
   seed.close();
   running = await startBrowserMode({ file, port: await freePort(), token: 'first-start-console-token', log: () => undefined });
 });

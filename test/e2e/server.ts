@@ -14,6 +14,9 @@ const dir = mkdtempSync(join(tmpdir(), 'poi-e2e-'));
 const file = prepareDataDir(dir);
 const seed = openCore({ file });
 const demo = seed.clients.create({ name: 'E2E Demo' });
+// The tests keep the page offline by aborting its requests to tile servers; with the tile cache
+// on, the server would fetch them instead. tile-server.spec.ts turns it on where it tests it.
+seed.settings.setMap({ ...seed.settings.map(), tileCacheMb: 0 });
 seed.close();
 const running = await startBrowserMode({ file, port: E2E_PORT, token: E2E_TOKEN, log: () => undefined, sampleMap: false });
 const info: E2eInfo = { url: running.url, dataDir: dir, clientId: demo.client_id, adminToken: demo.admin_token };

@@ -19,7 +19,8 @@ test('a tile server on this computer, over plain http, is accepted and drawn, cr
     await consoleOp(page, 'settings.set', { tileUrl: `${origin}/{z}/{x}/{y}.png`, tileAttribution: 'Field <tiles> & co', tileAttributionUrl: `${origin}/about` });
     // A new tile server needs a new page: its Content-Security-Policy names the server.
     await page.reload();
-    const drawn = page.locator(`.leaflet-tile-pane img.leaflet-tile-loaded[src^="${origin}/"]`);
+    // Through the data folder's cache (the default), fetched by the app from the tile server.
+    const drawn = page.locator('.leaflet-tile-pane img.leaflet-tile-loaded[src*="/console/online-tiles/"]');
     await expect(drawn.first()).toBeAttached();
     expect(asked.some((path) => /^\/\d+\/\d+\/\d+\.png$/.test(path))).toBe(true);
     // The credit is text (no element made of it), linked to the page it names.
@@ -29,8 +30,51 @@ test('a tile server on this computer, over plain http, is accepted and drawn, cr
     // Drawn: no offline line.
     await expect(page.getByRole('status').filter({ hasText: 'did not load' })).toHaveCount(0);
   } finally {
-    await consoleOp(page, 'settings.set', { tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL });
+    await consoleOp(page, 'settings.set', { tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL, tileCacheMb: 0 });
     await new Promise((resolve) => tiles.close(resolve));
+  }
+});
+
+test('tiles seen online are drawn from the data folder\'s cache once the tile server is gone; with no cache, straight from the server', async ({ app: page }) => {
+  let served = 0;
+  const tiles: Server = createServer((_req, res) => {
+    served++;
+    res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'max-age=0' }).end(PNG);
+  });
+  await new Promise<void>((resolve) => tiles.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(tiles.address() as AddressInfo).port}`;
+  try {
+    await consoleOp(page, 'tiles.clearCache', {});
+    await consoleOp(page, 'settings.set', { tileUrl: `${origin}/{z}/{x}/{y}.png`, tileAttribution: 'Local tiles', tileAttributionUrl: '' });
+    await page.reload();
+    const drawn = page.locator('.leaflet-tile-pane img.leaflet-tile-loaded[src*="/console/online-tiles/"]');
+    await expect(drawn.first()).toBeAttached();
+    await expect.poll(async () => (await consoleOp<{ tiles: number }>(page, 'tiles.cacheStatus', {})).tiles).toBeGreaterThan(0);
+    const seen = served;
+
+    // The tile server stops (the network is gone): the same view still draws, from the cache, stale or not.
+    await new Promise((resolve) => tiles.close(resolve));
+    await page.reload();
+    await expect(drawn.first()).toBeAttached();
+    await expect(page.getByRole('status').filter({ hasText: 'did not load' })).toHaveCount(0);
+    expect(served).toBe(seen);
+
+    // The settings show what is kept, and empty it; then nothing draws and the map says so.
+    await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Settings', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Map tiles' });
+    await expect(form.getByRole('status').filter({ hasText: 'tiles kept for offline use' })).not.toContainText(/^0 tiles/);
+    await form.getByRole('button', { name: 'Clear the tile cache' }).click();
+    await expect(form.getByRole('status').filter({ hasText: 'tiles kept for offline use' })).toContainText(/^0 tiles kept/);
+    await page.reload();
+    await expect(page.getByRole('status').filter({ hasText: 'Online map tiles did not load' })).toBeVisible();
+
+    // With no cache, the page asks the tile server itself (the page's CSP names it).
+    await consoleOp(page, 'settings.set', { tileUrl: `${origin}/{z}/{x}/{y}.png`, tileAttribution: 'Local tiles', tileAttributionUrl: '', tileCacheMb: 0 });
+    await page.reload();
+    await expect(page.locator(`.leaflet-tile-pane img[src^="${origin}/"]`).first()).toBeAttached();
+  } finally {
+    await consoleOp(page, 'settings.set', { tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL, tileCacheMb: 0 });
+    tiles.close();
   }
 });
 

@@ -67,7 +67,7 @@ describe('browser mode: the console behind its token', () => {
 
   it('keeps a tile server on the local network and allows exactly its origin; refuses a public http one, changing nothing', async () => {
     const local = { tileUrl: 'http://192.168.1.20:8080/{z}/{x}/{y}.png', tileAttribution: 'Our <b>tiles</b>', tileAttributionUrl: '' };
-    expect(await (await op('settings.set', local)).json()).toEqual({ ok: true, value: local });
+    expect(await (await op('settings.set', local)).json()).toEqual({ ok: true, value: { ...local, tileCacheMb: 500 } });
     const csp = (await fetch(`${base}/`)).headers.get('content-security-policy') ?? '';
     expect(csp).toContain("img-src 'self' data: blob: http://192.168.1.20:8080;");
     expect(csp).not.toContain('openstreetmap');
@@ -75,7 +75,7 @@ describe('browser mode: the console behind its token', () => {
       const refused = await op('settings.set', { ...local, ...bad });
       expect(await refused.json()).toMatchObject({ ok: false, error: { code: 400, parameter: Object.keys(bad)[0] } });
     }
-    expect(await (await op('settings.get', {})).json()).toEqual({ ok: true, value: local });
+    expect(await (await op('settings.get', {})).json()).toEqual({ ok: true, value: { ...local, tileCacheMb: 500 } });
   });
 
   it('validates every input with the contract schema before the core sees it', async () => {

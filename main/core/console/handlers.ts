@@ -7,6 +7,7 @@ import { placesConsole } from '../places/console.js';
 import { poisConsole } from '../pois/console.js';
 import type { Services } from '../services.js';
 import { settingsConsole } from '../settings/console.js';
+import { tilesConsole } from '../tiles/console.js';
 import { warningsConsole } from '../warnings/console.js';
 
 export type Handler<K extends OpName> = (input: ValidInput<K>) => Output<K> | Promise<Output<K>>;
@@ -33,5 +34,6 @@ export function consoleHandlers(core: Services): Handlers<CoreOp> {
     ...warningsConsole(core),
     ...membersConsole(core),
     ...settingsConsole(core),
+    ...tilesConsole(core),
   };
 }

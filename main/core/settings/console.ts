@@ -5,6 +5,10 @@ import type { Services } from '../services.js';
 export function settingsConsole(core: Services): Handlers<Extract<CoreOp, `settings.${string}`>> {
   return {
     'settings.get': () => core.settings.map(),
-    'settings.set': (i) => core.settings.setMap(i),
+    'settings.set': (i) => {
+      const saved = core.settings.setMap(i);
+      core.onlineTiles.applyLimit();
+      return saved;
+    },
   };
 }

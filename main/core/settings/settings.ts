@@ -4,6 +4,7 @@ import { CONSOLE, type WritePath } from '../store/write-path.js';
 import {
   DEFAULT_TILE_ATTRIBUTION,
   DEFAULT_TILE_ATTRIBUTION_URL,
+  DEFAULT_TILE_CACHE_MB,
   DEFAULT_TILE_URL,
   LISTENER_SCOPES,
   mapSettings,
@@ -18,7 +19,12 @@ export interface ListenerSettings {
   scope: ListenerScope;
 }
 
-const DEFAULT_MAP: Settings = { tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL };
+const DEFAULT_MAP: Settings = {
+  tileUrl: DEFAULT_TILE_URL,
+  tileAttribution: DEFAULT_TILE_ATTRIBUTION,
+  tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL,
+  tileCacheMb: DEFAULT_TILE_CACHE_MB,
+};
 
 export const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, scope: 'local' };
 
@@ -56,7 +62,7 @@ export class SettingsStore {
     return this.get('map', schemas.map, DEFAULT_MAP, fromHtmlAttribution);
   }
 
-  setMap(settings: Settings): Settings {
+  setMap(settings: z.input<typeof mapSettings>): Settings {
     const value = JSON.stringify(schemas.map.parse(settings));
     this.writes.now(CONSOLE, () => this.write.run('map', value));
     return this.map();

@@ -22,15 +22,14 @@ export function OfflineStatus({ failing, showing }: { failing: boolean; showing:
  * tiles failed (no network, a wrong URL), for OfflineStatus to say so; a later round that draws
  * clears that. Mounted once per tile URL (keyed by it), so a new server starts uncredited.
  */
-export function OnlineTiles({ settings, onFailing }: { settings: Settings; onFailing: (failing: boolean) => void }) {
+export function OnlineTiles({ settings, url, onFailing }: { settings: Settings; url: string; onFailing: (failing: boolean) => void }) {
   const map = useMap();
   const [drawnOnce, setDrawnOnce] = useState(false);
   const [failing, setFailing] = useState(false);
-  const { tileUrl } = settings;
   const credit = attributionHtml(settings);
 
   useEffect(() => {
-    const layer = L.tileLayer(tileUrl);
+    const layer = L.tileLayer(url);
     // Leaflet fires `load` when every tile it asked for has answered, drawn or not.
     let drawn = 0;
     let failed = 0;
@@ -49,7 +48,7 @@ export function OnlineTiles({ settings, onFailing }: { settings: Settings; onFai
     return () => {
       layer.remove();
     };
-  }, [map, tileUrl]);
+  }, [map, url]);
 
   useEffect(() => {
     if (!drawnOnce || !map.attributionControl) return;

@@ -209,9 +209,16 @@ export function PoiMap(props: Props) {
         <Pane name="basemap" style={{ zIndex: 150 }}>
           {choice.overview && <Basemap pane="basemap" />}
         </Pane>
-        {choice.online && settings.data && <OnlineTiles key={settings.data.tileUrl} settings={settings.data} onFailing={setTilesFailing} />}
+        {choice.online && settings.data && tileUrls.data && (
+          <OnlineTiles
+            key={`${settings.data.tileUrl} ${settings.data.tileCacheMb > 0}`}
+            settings={settings.data}
+            url={settings.data.tileCacheMb > 0 ? tileUrls.data.onlineTiles : settings.data.tileUrl}
+            onFailing={setTilesFailing}
+          />
+        )}
         <Pane name={PACKAGE_PANE} style={{ zIndex: 210 }}>
-          {tileUrls.data && <PackageLayers packages={shown} urlOf={tileUrls.data} />}
+          {tileUrls.data && <PackageLayers packages={shown} urlOf={tileUrls.data.packageTiles} />}
         </Pane>
         <GoTo pkg={goTo} />
         <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />

@@ -4,10 +4,31 @@ import { DEFAULT_TILE_ATTRIBUTION, DEFAULT_TILE_ATTRIBUTION_URL, DEFAULT_TILE_UR
 import { tileImageSource } from '../../../shared/tiles';
 import { FormProblems } from '../ui/ErrorSummary';
 import { Field, FormError } from '../ui/Field';
-import { useSaveSettings } from './mutations';
-import { useSettings } from './queries';
+import { useClearTileCache, useSaveSettings } from './mutations';
+import { useSettings, useTileCacheStatus } from './queries';
 
-const LABEL = { tileUrl: 'Tile URL', tileAttribution: 'Tile attribution', tileAttributionUrl: 'Attribution link' } as const;
+const LABEL = { tileUrl: 'Tile URL', tileAttribution: 'Tile attribution', tileAttributionUrl: 'Attribution link', tileCacheMb: 'Offline tile cache (MB)' } as const;
+
+const megabytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** What the cache holds now, and a way to empty it. */
+function TileCache() {
+  const status = useTileCacheStatus();
+  const clear = useClearTileCache();
+  if (!status.data) return null;
+  const { tiles, bytes, limitBytes } = status.data;
+  return (
+    <div className="tile-cache">
+      <p role="status">
+        {tiles} tiles kept for offline use, {megabytes(bytes)} of {megabytes(limitBytes)}.
+      </p>
+      <button type="button" disabled={clear.isPending || tiles === 0} onClick={() => clear.mutate({})}>
+        Clear the tile cache
+      </button>
+      <FormError error={clear.errors.form} />
+    </div>
+  );
+}
 
 /** The map's tile server: where the background map comes from, and whom it credits. */
 export function SettingsPanel() {
@@ -26,13 +47,19 @@ export function SettingsPanel() {
 function SettingsForm({ initial }: { initial: Settings }) {
   const save = useSaveSettings();
   // Initialised once from the stored settings.
-  const [form, setForm] = useState<Settings>(initial);
+  const [form, setForm] = useState<Omit<Settings, 'tileCacheMb'> & { tileCacheMb: string }>({ ...initial, tileCacheMb: String(initial.tileCacheMb) });
   const errors = save.errors;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (save.isPending) return;
-    const next = { tileUrl: form.tileUrl.trim(), tileAttribution: form.tileAttribution.trim(), tileAttributionUrl: form.tileAttributionUrl.trim() };
+    const next = {
+      tileUrl: form.tileUrl.trim(),
+      tileAttribution: form.tileAttribution.trim(),
+      tileAttributionUrl: form.tileAttributionUrl.trim(),
+      // Not a number: NaN, which the schema refuses under the field.
+      tileCacheMb: form.tileCacheMb.trim() === '' ? Number.NaN : Number(form.tileCacheMb),
+    };
     save.submit(next, {
       // The page's Content-Security-Policy names the tile server: a new server needs a new page.
       onSuccess: () => {
@@ -80,11 +107,22 @@ function SettingsForm({ initial }: { initial: Settings }) {
         error={errors.field('tileAttributionUrl')}
         hint="Optional: the page the credit links to (http or https)."
       />
+      <Field
+        label={LABEL.tileCacheMb}
+        name="tileCacheMb"
+        type="number"
+        step="1"
+        value={form.tileCacheMb}
+        onChange={(tileCacheMb) => setForm((f) => ({ ...f, tileCacheMb }))}
+        error={errors.field('tileCacheMb')}
+        hint="Tiles seen online are kept in the data folder, up to this size, and drawn from there when the network is gone. 0 keeps none."
+      />
+      <TileCache />
       <div className="actions">
         <button type="submit">Save settings</button>
         <button
           type="button"
-          onClick={() => setForm({ tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL })}
+          onClick={() => setForm((f) => ({ ...f, tileUrl: DEFAULT_TILE_URL, tileAttribution: DEFAULT_TILE_ATTRIBUTION, tileAttributionUrl: DEFAULT_TILE_ATTRIBUTION_URL }))}
         >
           Use OpenStreetMap defaults
         </button>

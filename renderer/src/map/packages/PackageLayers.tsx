@@ -8,7 +8,10 @@ export const PACKAGE_PANE = 'packages';
 
 const boundsOf = (pkg: MapPackage): L.LatLngBounds => L.latLngBounds([pkg.bounds[1], pkg.bounds[0]], [pkg.bounds[3], pkg.bounds[2]]);
 
-/** Marks the map's container with the tiles each package has drawn (the tests and the bench wait on it). */
+/**
+ * Marks the map's container with the tiles each package has drawn, and the moments every tile
+ * of the view is (`poi-package-complete`): the tests and `npm run bench` wait on them.
+ */
 function countDrawn(map: L.Map, layer: L.Layer, id: string): void {
   let drawn = 0;
   layer.on('tileload', () => {
@@ -16,6 +19,7 @@ function countDrawn(map: L.Map, layer: L.Layer, id: string): void {
     map.getContainer().dataset[`drawn${id.replace(/-/g, '')}`] = String(drawn);
     performance.mark(`poi-package-drawn:${id}`);
   });
+  layer.on('load', () => performance.mark('poi-package-complete'));
 }
 
 /** One package as a Leaflet layer: images for raster packages, the vector renderer for the others. */

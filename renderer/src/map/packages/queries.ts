@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { call, tileUrlTemplate } from '../../transport';
+import { call, tileUrls } from '../../transport';
 
 export const mapPackageKeys = {
   all: ['maps'] as const,
@@ -11,7 +11,7 @@ export const mapPackageKeys = {
 export const useMapPackages = () => useQuery({ queryKey: mapPackageKeys.list, queryFn: () => call('maps.list', {}) });
 
 /** How to build a package's tile URL; asked once (browser mode derives a key from the console token). */
-export const useTileUrls = () => useQuery({ queryKey: mapPackageKeys.tileUrls, queryFn: tileUrlTemplate, staleTime: Infinity });
+export const useTileUrls = () => useQuery({ queryKey: mapPackageKeys.tileUrls, queryFn: tileUrls, staleTime: Infinity });
 
 /** Where the map opens when the address names no view (a package, while there are no POIs yet). */
 export const useStartView = (enabled: boolean) =>
