@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { Compression, TileType, zxyToTileId } from 'pmtiles';
 import type { TileFormat } from '../../shared/maps.js';
 
@@ -26,6 +26,7 @@ const zooms = (tiles: TileEntry[]): [number, number] => [Math.min(...tiles.map((
 
 /** An MBTiles 1.3 file: the build's sample city and the tests' fixtures. */
 export function writeMbtiles(file: string, c: PackageContents): void {
+  rmSync(file, { force: true });
   const db = new BetterSqlite3(file);
   try {
     db.exec(`CREATE TABLE metadata (name TEXT, value TEXT);

@@ -137,3 +137,43 @@ test('offline where no package covers the view, a notice says so at street zoom 
   await notice.getByRole('button', { name: 'Import a map package…' }).click();
   await expect(page.getByRole('region', { name: 'Map layers' })).toBeVisible();
 });
+
+test('an upload in progress shows its progress and can be cancelled: nothing is imported', async ({ app: page }) => {
+  const before = await consoleOp<MapPackage[]>(page, 'maps.list', {});
+  // Held back for a while, as a big file on a slow disk would be.
+  await page.route('**/console/maps?**', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    await route.continue().catch(() => undefined);
+  });
+  await importByPicker(page, rasterMbtiles());
+  const panel = page.getByRole('region', { name: 'Map layers' });
+  await expect(panel.getByText('Importing porto-green.mbtiles')).toBeVisible();
+  await panel.getByRole('button', { name: 'Cancel' }).click();
+  await expect(panel.getByText('Importing porto-green.mbtiles')).toHaveCount(0);
+  await expect(panel.getByRole('alert')).toHaveCount(0);
+  await page.waitForTimeout(5_500);
+  expect(await consoleOp<MapPackage[]>(page, 'maps.list', {})).toEqual(before);
+  await expect(panel.getByRole('button', { name: 'Import a map package…' })).toBeEnabled();
+});
+
+test('the Map layers panel by keyboard, and at a phone width (390 px) inside the screen', async ({ app: page }) => {
+  const toggle = page.getByRole('button', { name: 'Map layers' });
+  await toggle.focus();
+  await page.keyboard.press('Enter');
+  const panel = page.getByRole('region', { name: 'Map layers' });
+  await expect(panel).toBeVisible();
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+  await page.keyboard.press('Tab');
+  await expect(panel.getByRole('checkbox', { name: /Online tiles/ })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(panel).toBeHidden();
+  await expect(toggle).toBeFocused();
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await toggle.click();
+  const box = (await panel.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(390);
+  const importButton = panel.getByRole('button', { name: 'Import a map package…' });
+  expect((await importButton.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+});

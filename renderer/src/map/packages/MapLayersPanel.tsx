@@ -30,6 +30,7 @@ export function MapLayersPanel(props: Props) {
   const remover = useRemovePackage();
   const dialog = useImportDialog();
   const fileInput = useRef<HTMLInputElement>(null);
+  const toggle = useRef<HTMLButtonElement>(null);
   const [removing, setRemoving] = useState<string | undefined>();
   const { upload, error, start, cancel, dismiss } = props.upload;
   const importError = error ?? dialog.errors.form ?? (removing ? remover.errors.form : undefined);
@@ -46,10 +47,23 @@ export function MapLayersPanel(props: Props) {
 
   return (
     <div className="map-layers">
-      <button type="button" className="map-layers-toggle" aria-expanded={props.open} aria-controls={id} onClick={() => props.onOpen(!props.open)}>
+      <button ref={toggle} type="button" className="map-layers-toggle" aria-expanded={props.open} aria-controls={id} onClick={() => props.onOpen(!props.open)}>
         Map layers
       </button>
-      <section id={id} className="map-layers-panel" hidden={!props.open} aria-label="Map layers">
+      <section
+        id={id}
+        className="map-layers-panel"
+        hidden={!props.open}
+        aria-label="Map layers"
+        onKeyDown={(e) => {
+          // Escape folds the panel and gives focus back to its button (and closes nothing else).
+          if (e.key !== 'Escape' || e.nativeEvent.isComposing) return;
+          e.preventDefault();
+          e.stopPropagation();
+          props.onOpen(false);
+          toggle.current?.focus();
+        }}
+      >
         <fieldset>
           <legend>Show on the map</legend>
           <label>
