@@ -28,18 +28,21 @@ export interface Marker {
   name: string;
 }
 
+/** Each folded column with the name of its copy, named once rather than per row. */
+const FOLDED_KEYS = FOLDED_COLUMNS.map((column) => [column, `${column}_key`] as const);
+
 /** The folded copies of the matched columns (`name_key`...; migration 004), written with every row. */
 const textKeys = (row: PoiRow | Omit<PoiRow, 'id'>): Record<string, string | null> => {
   const keys: Record<string, string | null> = {};
-  for (const column of FOLDED_COLUMNS) {
+  for (const [column, key] of FOLDED_KEYS) {
     const value = row[column];
-    keys[`${column}_key`] = typeof value === 'string' ? foldText(value) : null;
+    keys[key] = typeof value === 'string' ? foldText(value) : null;
   }
   return keys;
 };
 
 const FIELD_COLUMNS = POI_FIELDS.map((f) => f.column);
-const KEY_COLUMNS = FOLDED_COLUMNS.map((c) => `${c}_key`);
+const KEY_COLUMNS = FOLDED_KEYS.map(([, key]) => key);
 const INSERTED = ['uuid', 'client_id', ...FIELD_COLUMNS, 'category_ids', 'created_by', 'registered_at', 'updated_at', ...KEY_COLUMNS];
 const UPDATED = [...FIELD_COLUMNS, 'category_ids', 'updated_at', ...KEY_COLUMNS];
 

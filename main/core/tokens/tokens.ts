@@ -55,6 +55,11 @@ interface TokenRow {
   revoked_at: number | null;
 }
 
+interface CachedToken {
+  row: TokenRow;
+  tokenHash: Buffer;
+}
+
 export class Tokens {
   private readonly insert: Statement;
   private readonly find: Statement<[Buffer], TokenRow>;
@@ -64,7 +69,7 @@ export class Tokens {
   private readonly revokeAdminOf: Statement;
   private readonly dataVersion: Statement<[], number>;
   private readonly liveStmt: Statement<[Buffer], Pick<TokenRow, 'revoked_at'>>;
-  private readonly cache = new Map<string, TokenRow>();
+  private readonly cache = new Map<string, CachedToken>();
   private cacheVersion = -1;
 
   constructor(
@@ -100,10 +105,10 @@ export class Tokens {
     if (token === undefined || token === '') {
       throw new ServiceError('TOKEN_REQUIRED', 'an access_token is required', 'access_token');
     }
-    if (!isGuid(token)) throw refusedToken();
-    const tokenHash = hashToken(token);
-    const row = this.lookup(tokenHash);
-    if (!row || row.revoked_at !== null) throw refusedToken();
+    const found = this.lookup(token);
+    if (!found) throw refusedToken();
+    const { row, tokenHash } = found;
+    if (row.revoked_at !== null) throw refusedToken();
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
       throw new ServiceError('TOKEN_EXPIRED', 'the access_token has expired', 'access_token');
     }
@@ -111,25 +116,28 @@ export class Tokens {
   }
 
   /**
-   * Token rows by hash, cached: every authenticated request needs one, and they change only by
-   * revocation. Revocations in this process drop the cache; `PRAGMA data_version` tells of
-   * commits from another process (the CLI rotating a token), which drop it too.
+   * Token rows with their hash, cached by the token as the request gives it: every authenticated
+   * request needs one, and a hit then costs no SHA-256 (hashing was the dearest part of a cached
+   * lookup). The cache lives in this process only; the database still holds hashes only. Rows
+   * change only by revocation: revocations in this process drop the cache, and `PRAGMA
+   * data_version` tells of commits from another process (the CLI rotating a token), which drop it too.
    */
-  private lookup(tokenHash: Buffer): TokenRow | undefined {
+  private lookup(token: string): CachedToken | undefined {
     const version = this.dataVersion.get() ?? 0;
     if (version !== this.cacheVersion) {
       this.cache.clear();
       this.cacheVersion = version;
     }
-    const key = tokenHash.toString('base64');
-    const cached = this.cache.get(key);
+    const cached = this.cache.get(token);
     if (cached) return cached;
+    if (!isGuid(token)) return undefined;
+    const tokenHash = hashToken(token);
     const row = this.find.get(tokenHash);
-    if (row) {
-      if (this.cache.size >= TOKEN_CACHE_SIZE) this.cache.clear();
-      this.cache.set(key, row);
-    }
-    return row;
+    if (!row) return undefined;
+    if (this.cache.size >= TOKEN_CACHE_SIZE) this.cache.clear();
+    const entry = { row, tokenHash };
+    this.cache.set(token, entry);
+    return entry;
   }
 
   /** The author of a write made with this principal's token (uncached: read inside the write). */
