@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writePmtiles } from '../main/build/map-package-writer.js';
+import { writeMbtiles, writePmtiles } from '../main/build/map-package-writer.js';
 import { defaultDataDir, PRODUCT_NAME } from '../main/data-dir.js';
-import { rasterTiles, tilesAround } from './support/map-fixtures.js';
+import { rasterTiles, streetsAround, tilesAround, vectorTiles } from './support/map-fixtures.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
@@ -62,7 +62,12 @@ describe('the CLI', () => {
     writePmtiles(file, { format: 'png', name: 'Lisbon', tiles: rasterTiles(tilesAround(-9.14, 38.71, 6, 6), [10, 20, 30]) });
     const pkg = (await cli(['maps', 'import', file, '--name', 'Lisbon raster', '--data', data])) as { id: string; name: string; kind: string };
     expect(pkg).toMatchObject({ name: 'Lisbon raster', kind: 'raster' });
-    expect(((await cli(['maps', 'list', '--data', data])) as Array<{ id: string }>).map((p) => p.id)).toEqual([pkg.id]);
+    const vector = join(data, 'lisbon-streets.mbtiles');
+    writeMbtiles(vector, { format: 'pbf', name: 'Lisbon streets', tiles: vectorTiles(streetsAround(-9.14, 38.71), tilesAround(-9.14, 38.71, 14, 14)) });
+    const streets = (await cli(['maps', 'import', vector, '--data', data])) as { id: string; kind: string; container: string; layers: string[] };
+    expect(streets).toMatchObject({ kind: 'vector', container: 'mbtiles', layers: ['road', 'road_label', 'water'] });
+    expect(((await cli(['maps', 'list', '--data', data])) as Array<{ id: string }>).map((p) => p.id)).toEqual([pkg.id, streets.id]);
+    await cli(['maps', 'remove', streets.id, '--data', data]);
     const broken = join(data, 'broken.mbtiles');
     writeFileSync(broken, 'not a map at all');
     await expect(run(node, tsxArgs('main/cli.ts', 'maps', 'import', broken, '--data', data), { cwd: root })).rejects.toMatchObject({
