@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { runClientCommand } from './cli/client-commands.js';
 import { runConsoleCommand } from './cli/console-commands.js';
 import { runMapCommand } from './cli/map-commands.js';
+import { runPoiCommand } from './cli/poi-commands.js';
 import { runServe } from './cli/serve.js';
 
 const USAGE = `Usage:
@@ -12,6 +13,7 @@ const USAGE = `Usage:
   npm run cli -- client rotate-token --client CLIENT_ID [--data DIR]
   npm run cli -- client implicit-flow --client CLIENT_ID --on|--off [--data DIR]
   npm run cli -- console rotate-token [--data DIR]
+  npm run cli -- pois export --client CLIENT_ID --format geojson|csv [--out FILE] [--data DIR]
   npm run cli -- maps import FILE [--name NAME] [--data DIR]   (an .mbtiles or .pmtiles file)
   npm run cli -- maps list [--data DIR]
   npm run cli -- maps remove ID [--data DIR]
@@ -34,6 +36,8 @@ export async function main(argv: string[]): Promise<number> {
       'rate-limit': { type: 'string', multiple: true },
       'nominatim-url': { type: 'string' },
       'geocode-timeout': { type: 'string' },
+      format: { type: 'string' },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -45,6 +49,7 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'serve') return runServe(values);
   if (command === 'client') return runClientCommand(sub, values);
   if (command === 'console') return runConsoleCommand(sub, values);
+  if (command === 'pois') return runPoiCommand(sub, values);
   if (command === 'maps') return runMapCommand(sub, positionals.slice(2), values);
   console.error(`Unknown command: ${command}\n\n${USAGE}`);
   return 2;

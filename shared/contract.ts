@@ -4,6 +4,7 @@ import { clientName, loginInput, pageInput, registerInput, updateMemberInput } f
 import { addPoiInput, categoryDescription, categoryId, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
 import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, UserReply, WarningReply } from './wire.js';
 import { tileImageSource } from './tiles.js';
+import { EXPORT_FORMATS } from './exports.js';
 import type { MapPackage } from './maps.js';
 
 /**
@@ -105,6 +106,8 @@ export const operations = {
   'pois.search': z.object({ ...forClient, filter: whereInput }),
   'warnings.list': z.object({ ...forClient, poi: poiId }),
   'pois.history': z.object({ ...forClient, poi: poiId }),
+  /** Desktop app only: export the client's POIs to a file chosen in the system's save dialog (answered by the shell; null when cancelled). */
+  'pois.exportDialog': z.object({ ...forClient, format: z.enum(EXPORT_FORMATS) }),
 
   'members.list': z.object({ ...forClient, page: pageInput }),
   'members.register': z.object({ ...forClient, fields: registerInput }),
@@ -203,6 +206,7 @@ export interface Outputs {
   'pois.search': PoiReply[];
   'warnings.list': WarningReply[];
   'pois.history': ChangeReply[];
+  'pois.exportDialog': { file: string } | null;
   'members.list': UserReply[];
   'members.register': UserReply;
   'members.login': UserReply;

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeMbtiles, writePmtiles } from '../main/build/map-package-writer.js';
 import { defaultDataDir, PRODUCT_NAME } from '../main/data-dir.js';
+import { openCore } from './support/core.js';
 import { rasterTiles, streetsAround, tilesAround, vectorTiles } from './support/map-fixtures.js';
 
 const run = promisify(execFile);
@@ -76,6 +77,22 @@ describe('the CLI', () => {
     });
     await cli(['maps', 'remove', pkg.id, '--data', data]);
     expect(await cli(['maps', 'list', '--data', data])).toEqual([]);
+  });
+
+  it('exports a client\'s POIs to a file as CSV or GeoJSON, and refuses an unknown client without leaving a file', async () => {
+    const data = tempDir();
+    const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as { client_id: string };
+    const core = openCore({ file: join(data, 'poi.sqlite') });
+    await core.console['pois.add']({ clientId: demo.client_id, fields: { lat: 38.7, lng: -9.1, name: 'Praça do Comércio', categories: [7] } });
+    core.close();
+    const csv = join(data, 'out.csv');
+    await run(node, tsxArgs('main/cli.ts', 'pois', 'export', '--client', demo.client_id, '--format', 'csv', '--out', csv, '--data', data), { cwd: root });
+    expect(readFileSync(csv, 'utf8')).toContain('Praça do Comércio');
+    const { stdout } = await run(node, tsxArgs('main/cli.ts', 'pois', 'export', '--client', demo.client_id, '--format', 'geojson', '--data', data), { cwd: root });
+    expect((JSON.parse(stdout) as { features: Array<{ properties: { name: string } }> }).features.map((f) => f.properties.name)).toEqual(['Praça do Comércio']);
+    const missing = join(data, 'missing.csv');
+    await expect(run(node, tsxArgs('main/cli.ts', 'pois', 'export', '--client', '00000000-0000-4000-8000-000000000000', '--format', 'csv', '--out', missing, '--data', data), { cwd: root })).rejects.toMatchObject({ code: 1 });
+    expect(existsSync(missing)).toBe(false);
   });
 
   it('fails with a message and a non-zero code on bad usage', async () => {

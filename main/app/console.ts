@@ -34,6 +34,9 @@ export function allHandlers(core: Core, listener: ListenerHandle): Handlers<OpNa
     'app.openExternal': () => {
       throw new ServiceError('FORBIDDEN', 'only the desktop app opens links through the console; a browser opens them itself', 'url');
     },
+    'pois.exportDialog': () => {
+      throw new ServiceError('FORBIDDEN', 'only the desktop app has a save dialog; browser mode downloads the export (POST /console/downloads)');
+    },
     'maps.importDialog': () => {
       throw new ServiceError('FORBIDDEN', 'only the desktop app has a file dialog; browser mode uploads the file (POST /console/maps)');
     },
@@ -62,5 +65,6 @@ export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: 
     },
     maps: core.maps,
     onlineTiles: core.onlineTiles,
+    exportPois: (clientId, format) => core.exportPois(clientId, format),
   };
 }

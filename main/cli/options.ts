@@ -12,6 +12,8 @@ export interface CliOptions {
   'rate-limit'?: string[] | undefined;
   'nominatim-url'?: string | undefined;
   'geocode-timeout'?: string | undefined;
+  format?: string | undefined;
+  out?: string | undefined;
 }
 
 /** --data, else POI_DATA_DIR, else the per-user folder; created on first use. */

@@ -3,6 +3,7 @@ import { resolveCaller, type CallerOf, type Credentials } from './api/caller.js'
 import { apiHandlers, type ApiHandlers } from './api/handlers.js';
 import { consoleHandlers, type CoreOp, type Handlers } from './console/handlers.js';
 import { openServices, type CoreOptions, type Services } from './services.js';
+import { exportPois, type ExportFormat } from './exports/poi-export.js';
 import type { MapPackages } from './maps/packages.js';
 import type { OnlineTiles } from './tiles/online-tiles.js';
 import type { SettingsStore } from './settings/settings.js';
@@ -28,6 +29,8 @@ export interface Core {
   settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener'>;
   /** Offline map packages: import and remove (hosts: CLI, upload route, desktop dialog) and their tiles. */
   maps: Pick<MapPackages, 'importFile' | 'importSampleOnFirstStart' | 'uploadPath' | 'tile' | 'list'>;
+  /** A client's POIs as GeoJSON or CSV, in chunks (NOT_FOUND for an unknown client, before the first chunk). */
+  exportPois(clientId: string, format: ExportFormat): AsyncGenerator<string>;
   /** The online tile server's tiles through the data folder's cache. */
   onlineTiles: Pick<OnlineTiles, 'tile'>;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
@@ -45,6 +48,7 @@ export function coreOver(s: Services): Core {
     settings: s.settings,
     maps: s.maps,
     onlineTiles: s.onlineTiles,
+    exportPois: (clientId, format) => exportPois(s, s.clients.requireId(clientId), format),
     warmUp: () => warmUp(s),
     close: () => {
       s.maps.close();

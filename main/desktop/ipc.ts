@@ -7,9 +7,14 @@ import { isOwn, openExternalLink } from './security.js';
  * The one IPC channel: `invoke(op, input)` from the app's own pages only. Input is validated by
  * the contract's schema inside `invoke` before the core sees it. `app.openExternal` is answered
  * here, by the shell: it alone hears whether a user activation was behind the call (`activated`,
- * added by the preload, never by the page); so is `maps.importDialog`, the system's file dialog.
+ * added by the preload, never by the page); so are `maps.importDialog` and `pois.exportDialog`, the system's file dialogs.
  */
-export function handleConsoleIpc(invoke: (op: string, input: unknown) => Promise<Answer<unknown>>, importDialog: () => Promise<Answer<unknown>>): void {
+export interface ShellDialogs {
+  importMap: () => Promise<Answer<unknown>>;
+  exportPois: (input: unknown) => Promise<Answer<unknown>>;
+}
+
+export function handleConsoleIpc(invoke: (op: string, input: unknown) => Promise<Answer<unknown>>, dialogs: ShellDialogs): void {
   ipcMain.handle(IPC_CHANNEL, async (event: IpcMainInvokeEvent, op: unknown, input: unknown, activated: unknown): Promise<Answer<unknown>> => {
     const frameUrl = event.senderFrame?.url ?? '';
     if (!isOwn(frameUrl)) {
@@ -17,7 +22,8 @@ export function handleConsoleIpc(invoke: (op: string, input: unknown) => Promise
     }
     if (typeof op !== 'string') return { ok: false, error: errorBody('MALFORMED_REQUEST', 'operation name must be a string') };
     if (op === 'app.openExternal') return openExternalLink(input, activated === true);
-    if (op === 'maps.importDialog') return importDialog();
+    if (op === 'maps.importDialog') return dialogs.importMap();
+    if (op === 'pois.exportDialog') return dialogs.exportPois(input);
     return invoke(op, input);
   });
 }

@@ -8,6 +8,7 @@ import { createCore, type Core } from '../core/service.js';
 import { defaultDataDir, prepareDataDir } from '../data-dir.js';
 import { handleConsoleIpc } from './ipc.js';
 import { importFromDialog } from './map-import.js';
+import { exportToDialog } from './poi-export.js';
 import { electronNativeBinding, NATIVE_HELP } from './native.js';
 import { registerScheme, serveRenderer } from './protocol.js';
 import { APP_ORIGIN, denyPermissions, hardenApp } from './security.js';
@@ -75,7 +76,10 @@ app.whenReady().then(async () => {
   );
   await importSampleMap(opened, (line) => console.log(line));
   listener = desktopListener(opened);
-  handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e)), () => importFromDialog(opened));
+  handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e)), {
+    importMap: () => importFromDialog(opened),
+    exportPois: (input) => exportToDialog(opened, input),
+  });
   await listener.restore();
   createWindow();
   void opened.warmUp();

@@ -6,6 +6,7 @@ import type { Answer } from '../../shared/contract.js';
 import { contentSecurityPolicy } from '../../shared/content-security-policy.js';
 import type { ParsedBody } from './body-parsers.js';
 import { authorized, refuse } from './console-auth.js';
+import { mountDownloadRoutes, type DownloadRouteOptions } from './download-routes.js';
 import { mountMapRoutes, type MapRouteOptions } from './map-routes.js';
 
 export interface ConsoleOptions {
@@ -19,6 +20,8 @@ export interface ConsoleOptions {
   /** Offline map packages (uploads and tiles), and the online tiles' cache. */
   maps: MapRouteOptions['maps'];
   onlineTiles: MapRouteOptions['onlineTiles'];
+  /** Exports, downloaded through single-use addresses. */
+  exportPois: DownloadRouteOptions['exportPois'];
 }
 
 /**
@@ -59,4 +62,5 @@ export async function mountConsole(app: FastifyInstance, options: ConsoleOptions
   });
 
   await mountMapRoutes(app, { token: options.token, maps: options.maps, onlineTiles: options.onlineTiles });
+  mountDownloadRoutes(app, { token: options.token, exportPois: options.exportPois });
 }

@@ -1,5 +1,6 @@
 import { BRIDGE_GLOBAL, type Answer, type ConsoleBridge, type Input, type OpName, type Output } from '../../shared/contract';
 import type { ErrorBody } from '../../shared/errors';
+import type { ExportFormat } from '../../shared/exports';
 import type { MapPackage } from '../../shared/maps';
 import { consoleToken, tokenRefused } from './consoleToken';
 
@@ -113,4 +114,29 @@ export function uploadMapPackage(file: File, onProgress: (sent: number) => void,
         xhr.send(file);
       }),
   );
+}
+
+/**
+ * Browser mode: downloads a client's POIs. A download is a navigation, which sends no header:
+ * the console gives a single-use address for a minute (asked with the token), and the browser
+ * saves what it streams, with its own progress and cancel.
+ */
+export async function downloadExport(clientId: string, format: ExportFormat): Promise<void> {
+  for (;;) {
+    const token = await consoleToken();
+    const response = await fetch('/console/downloads', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ clientId, format }),
+      credentials: 'omit',
+    });
+    if (tokenRefusal(response)) {
+      tokenRefused(token);
+      continue;
+    }
+    const answer = (await response.json()) as Answer<{ url: string }>;
+    if (!answer.ok) throw new ConsoleError(answer.error);
+    window.location.assign(answer.value.url);
+    return;
+  }
 }

@@ -7,12 +7,13 @@ import { benchHttp } from './http-bench.js';
 import { benchMemory } from './memory.js';
 import { benchPois } from './pois.js';
 import { benchBasemap, basemapRows } from './basemap.js';
+import { benchExports, exportRows } from './exports.js';
 import { benchMap, mapRows } from './map.js';
 import { buildRows, contentionRows, HEADERS, renderTable } from './table.js';
 import { findWrk } from './wrk.js';
 
 /**
- * `npm run bench [-- --quick] [-- --pois N] [-- --only http,pois,contention,memory,map,basemap]`: measures the HTTP API
+ * `npm run bench [-- --quick] [-- --pois N] [-- --only http,pois,contention,memory,map,basemap,exports]`: measures the HTTP API
  * against a bare node:http server, login, the POI queries on N POIs (default 1,000,000; 100,000
  * with --quick) and the serving process's memory on them; prints one table and writes it, with
  * every run, as JSON under test/bench/results/. HTTP loads come from wrk when it is on the PATH
@@ -29,7 +30,7 @@ const { values } = parseArgs({
 const quick = values.quick === true;
 const count = Number(values.pois ?? (quick ? 100_000 : 1_000_000));
 if (!Number.isInteger(count) || count < 1000) throw new Error('--pois must be an integer of at least 1000');
-const only = new Set((values.only ?? 'http,pois,contention,memory,map,basemap').split(','));
+const only = new Set((values.only ?? 'http,pois,contention,memory,map,basemap,exports').split(','));
 const plan = quick
   ? { seconds: 3, warmup: 1, repeats: 3, loginSeconds: 3, memorySeconds: 3 }
   : { seconds: 10, warmup: 2, repeats: 3, loginSeconds: 5, memorySeconds: 10 };
@@ -60,7 +61,9 @@ try {
   const map = only.has('map') ? await benchMap(quick ? 20_000 : 100_000, 3) : undefined;
   // Offline basemaps in Chromium: the sample city's vector package at zoom 15 against the bundled overview alone.
   const basemap = only.has('basemap') ? await benchBasemap(3) : undefined;
-  const rows = [...buildRows(http, pois, memory), ...contentionRows(contention), ...mapRows(map), ...basemapRows(basemap)];
+  // A client's POIs exported as CSV and GeoJSON (100,000 POIs, or 20,000 with --quick).
+  const exports = only.has('exports') ? await benchExports(quick ? 20_000 : 100_000) : undefined;
+  const rows = [...buildRows(http, pois, memory), ...contentionRows(contention), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports)];
   const tool = findWrk() ?? 'Node keep-alive generator (no wrk on the PATH)';
   console.log('');
   console.log(renderTable(rows));
@@ -86,6 +89,7 @@ try {
     memory,
     map,
     basemap,
+    exports,
   };
   writeFileSync(file, JSON.stringify(report, null, 2));
   console.log(`results written to ${file}`);

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { PoiReply } from '../../../shared/wire';
 import { useCategories } from '../categories/queries';
+import { ExportPois } from './ExportPois';
 import { useSearch } from './queries';
 
 interface Props {
@@ -23,6 +24,7 @@ export function SearchPanel({ clientId, filter, onFilter, onPick, onAddAtCentre 
       <button type="button" onClick={onAddAtCentre}>
         Add a POI at the map centre
       </button>
+      <ExportPois clientId={clientId} />
       <form
         role="search"
         aria-label="Search POIs"

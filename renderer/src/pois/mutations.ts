@@ -38,3 +38,6 @@ export function useMovePoi(clientId: string) {
   };
   return { move, refusal, dismiss: () => setRefusal(undefined) };
 }
+
+/** Desktop app: the export written to a file chosen in the system's save dialog. */
+export const useExportDialog = () => useOperation('pois.exportDialog', () => []);

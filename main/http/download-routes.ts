@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { Answer } from '../../shared/contract.js';
+import { ServiceError, validate } from '../core/errors.js';
+import { EXPORT_FORMATS, EXPORT_TYPES, type ExportFormat } from '../core/exports/poi-export.js';
+import type { Core } from '../core/service.js';
+import { authorized, refuse } from './console-auth.js';
+
+export interface DownloadRouteOptions {
+  token: () => string;
+  exportPois: Core['exportPois'];
+}
+
+const request = z.object({
+  clientId: z.string().regex(/^[0-9a-f-]{36}$/i, 'must be a client id'),
+  format: z.enum(EXPORT_FORMATS),
+});
+
+/** How long a download address stays usable, and how many may wait at once. */
+const TICKET_MS = 60_000;
+const MAX_TICKETS = 100;
+
+interface Ticket {
+  clientId: string;
+  format: ExportFormat;
+  expires: number;
+}
+
+/**
+ * Browser mode's exports: a download is a page navigation, which sends no header, so the page
+ * first asks (with the console token) for a single-use address valid for a minute, then opens
+ * it; the browser saves the stream to disk as it comes, with its own progress and cancel.
+ */
+export function mountDownloadRoutes(app: FastifyInstance, options: DownloadRouteOptions): void {
+  const tickets = new Map<string, Ticket>();
+
+  app.post('/console/downloads', (req, reply) => {
+    if (!authorized(req, options.token())) return refuse(reply);
+    const body = (req.body as { json?: unknown } | undefined)?.json;
+    try {
+      const { clientId, format } = validate<z.output<typeof request>>(request, body);
+      const now = Date.now();
+      for (const [key, t] of tickets) if (t.expires <= now) tickets.delete(key);
+      if (tickets.size >= MAX_TICKETS) throw new ServiceError('TOO_MANY_REQUESTS', 'too many downloads are waiting to be opened');
+      const ticket = randomBytes(24).toString('base64url');
+      tickets.set(ticket, { clientId, format, expires: now + TICKET_MS });
+      return reply.send({ ok: true, value: { url: `/console/downloads/${ticket}` } } satisfies Answer<{ url: string }>);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      const body = error.toBody();
+      return reply.code(body.code).send({ ok: false, error: body } satisfies Answer<never>);
+    }
+  });
+
+  app.get<{ Params: { ticket: string } }>('/console/downloads/:ticket', async (req, reply) => {
+    const ticket = tickets.get(req.params.ticket);
+    tickets.delete(req.params.ticket);
+    if (!ticket || ticket.expires <= Date.now()) throw new ServiceError('NOT_FOUND', 'this download address is used or expired: export again');
+    const chunks = options.exportPois(ticket.clientId, ticket.format);
+    // Read before the headers go: an unknown client is a plain 404, not a broken download.
+    const first = await chunks.next();
+    const stamp = new Date().toISOString().slice(0, 10);
+    return reply
+      .type(EXPORT_TYPES[ticket.format])
+      .header('content-disposition', `attachment; filename="pois-${stamp}.${ticket.format}"`)
+      .header('cache-control', 'no-store')
+      .send(
+        Readable.from(
+          (async function* () {
+            if (!first.done) yield first.value;
+            yield* chunks;
+          })(),
+        ),
+      );
+  });
+}

@@ -1,0 +1,60 @@
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleOptions, fixedListener } from '../../main/app/console.js';
+import { ApiServer } from '../../main/http/server.js';
+import { testCore } from '../support/core.js';
+
+const TOKEN = 'test-console-token-0123456789';
+const core = testCore();
+const listener = fixedListener(() => ({ enabled: true, port: 1, scope: 'local', state: 'listening', addresses: [], error: null }));
+const server = new ApiServer(core, { port: 0, api: false, console: consoleOptions(core, listener, () => undefined, () => TOKEN) });
+const { client_id: clientId } = core.clients.create({ name: 'Downloads' });
+let base = '';
+
+const ask = (body: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) =>
+  fetch(`${base}/console/downloads`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+beforeAll(async () => {
+  base = `http://127.0.0.1:${(await server.start()).port}`;
+  await core.console['pois.add']({ clientId, fields: { lat: 40.4169, lng: -3.7035, name: '=cmd|"/c calc"!A1', categories: [7] } });
+});
+afterAll(async () => {
+  await server.stop();
+  core.close();
+});
+
+describe('browser mode: exports as downloads', () => {
+  it('gives a single-use address for the token, which streams the file as an attachment', async () => {
+    const r = await ask({ clientId, format: 'csv' });
+    expect(r.status).toBe(200);
+    const { value } = (await r.json()) as { value: { url: string } };
+    expect(value.url).toMatch(/^\/console\/downloads\/[A-Za-z0-9_-]{32}$/);
+    const file = await fetch(`${base}${value.url}`);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="pois-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const rows = parse(await file.text(), { bom: true, columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((row) => row.name)).toEqual(['\'=cmd|"/c calc"!A1']);
+    // Used once: a second opening (a shared link, the history) gets nothing.
+    expect((await fetch(`${base}${value.url}`)).status).toBe(404);
+  });
+
+  it('streams GeoJSON too', async () => {
+    const { value } = (await (await ask({ clientId, format: 'geojson' })).json()) as { value: { url: string } };
+    const file = await fetch(`${base}${value.url}`);
+    expect(file.headers.get('content-type')).toBe('application/geo+json');
+    expect(((await file.json()) as { features: unknown[] }).features).toHaveLength(1);
+  });
+
+  it('refuses without the token, a bad format, and an unknown client, in the console answer shape', async () => {
+    expect((await ask({ clientId, format: 'csv' }, {})).status).toBe(401);
+    const bad = await ask({ clientId, format: 'xlsx' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ ok: false, error: { parameter: 'format' } });
+    const { value } = (await (await ask({ clientId: '00000000-0000-4000-8000-000000000000', format: 'csv' })).json()) as { value: { url: string } };
+    const unknown = await fetch(`${base}${value.url}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-disposition')).toBeNull();
+    expect((await fetch(`${base}/console/downloads/not-a-ticket`)).status).toBe(404);
+  });
+});
