@@ -14,6 +14,7 @@ const USAGE = `Usage:
   npm run cli -- client implicit-flow --client CLIENT_ID --on|--off [--data DIR]
   npm run cli -- console rotate-token [--data DIR]
   npm run cli -- pois export --client CLIENT_ID --format geojson|csv [--out FILE] [--data DIR]
+  npm run cli -- pois import FILE --client CLIENT_ID [--format geojson|csv] [--geocode] [--dry-run] [--create-categories] [--data DIR]
   npm run cli -- maps import FILE [--name NAME] [--data DIR]   (an .mbtiles or .pmtiles file)
   npm run cli -- maps list [--data DIR]
   npm run cli -- maps remove ID [--data DIR]
@@ -38,6 +39,9 @@ export async function main(argv: string[]): Promise<number> {
       'geocode-timeout': { type: 'string' },
       format: { type: 'string' },
       out: { type: 'string' },
+      geocode: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      'create-categories': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -49,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'serve') return runServe(values);
   if (command === 'client') return runClientCommand(sub, values);
   if (command === 'console') return runConsoleCommand(sub, values);
-  if (command === 'pois') return runPoiCommand(sub, values);
+  if (command === 'pois') return runPoiCommand(sub, positionals.slice(2), values);
   if (command === 'maps') return runMapCommand(sub, positionals.slice(2), values);
   console.error(`Unknown command: ${command}\n\n${USAGE}`);
   return 2;

@@ -90,6 +90,15 @@ describe('the CLI', () => {
     expect(readFileSync(csv, 'utf8')).toContain('Praça do Comércio');
     const { stdout } = await run(node, tsxArgs('main/cli.ts', 'pois', 'export', '--client', demo.client_id, '--format', 'geojson', '--data', data), { cwd: root });
     expect((JSON.parse(stdout) as { features: Array<{ properties: { name: string } }> }).features.map((f) => f.properties.name)).toEqual(['Praça do Comércio']);
+    // Imported into another client: the same POI; a file with a bad row exits 1 and says which line.
+    const other = (await cli(['client', 'add', '--name', 'other', '--data', data])) as { client_id: string };
+    const { stdout: imported } = await run(node, tsxArgs('main/cli.ts', 'pois', 'import', csv, '--client', other.client_id, '--data', data), { cwd: root });
+    expect(JSON.parse(imported)).toMatchObject({ rows: 1, added: 1, refused: [] });
+    const bad = join(data, 'bad.csv');
+    writeFileSync(bad, 'name,lat,lng,categories\nFine,1,1,7\nBroken,95,1,7\n');
+    const refused = await run(node, tsxArgs('main/cli.ts', 'pois', 'import', bad, '--client', other.client_id, '--dry-run', '--data', data), { cwd: root }).catch((e: { code: number; stdout: string }) => e);
+    expect(refused).toMatchObject({ code: 1 });
+    expect(JSON.parse((refused as { stdout: string }).stdout)).toMatchObject({ added: 1, dryRun: true, refused: [{ where: 'line 3' }] });
     const missing = join(data, 'missing.csv');
     await expect(run(node, tsxArgs('main/cli.ts', 'pois', 'export', '--client', '00000000-0000-4000-8000-000000000000', '--format', 'csv', '--out', missing, '--data', data), { cwd: root })).rejects.toMatchObject({ code: 1 });
     expect(existsSync(missing)).toBe(false);

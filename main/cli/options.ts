@@ -14,6 +14,9 @@ export interface CliOptions {
   'geocode-timeout'?: string | undefined;
   format?: string | undefined;
   out?: string | undefined;
+  geocode?: boolean | undefined;
+  'dry-run'?: boolean | undefined;
+  'create-categories'?: boolean | undefined;
 }
 
 /** --data, else POI_DATA_DIR, else the per-user folder; created on first use. */

@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EXPORT_FORMATS, type ExportFormat } from '../core/exports/poi-export.js';
@@ -11,8 +11,9 @@ const isFormat = (f: string | undefined): f is ExportFormat => EXPORT_FORMATS.so
  * `pois export --client ID --format geojson|csv [--out FILE]`: a client's POIs, streamed to the
  * file (or stdout) page by page, so any number of POIs exports in bounded memory.
  */
-export async function runPoiCommand(sub: string | undefined, options: CliOptions): Promise<number> {
-  if (sub !== 'export') throw new Error(`unknown pois command ${sub ?? '(none)'}; use export`);
+export async function runPoiCommand(sub: string | undefined, args: string[], options: CliOptions): Promise<number> {
+  if (sub === 'import') return runImport(args, options);
+  if (sub !== 'export') throw new Error(`unknown pois command ${sub ?? '(none)'}; use export or import`);
   if (!options.client) throw new Error('pois export needs --client CLIENT_ID');
   if (!isFormat(options.format)) throw new Error(`pois export needs --format ${EXPORT_FORMATS.join(' or ')}`);
   const core = createCore({ file: databasePath(options).file });
@@ -27,6 +28,39 @@ export async function runPoiCommand(sub: string | undefined, options: CliOptions
     await pipeline(Readable.from(rest()), options.out ? createWriteStream(options.out, { mode: 0o600 }) : process.stdout);
     if (options.out) console.error(`Exported to ${options.out}`);
     return 0;
+  } finally {
+    core.close();
+  }
+}
+
+/** The format of a file to import: --format, else its extension. */
+function formatOf(file: string, given: string | undefined): ExportFormat {
+  const guess = given ?? (/\.csv$/i.test(file) ? 'csv' : /\.(geo)?json$/i.test(file) ? 'geojson' : undefined);
+  if (!isFormat(guess)) throw new Error(`cannot tell the format of ${file}: give --format ${EXPORT_FORMATS.join(' or ')}`);
+  return guess;
+}
+
+/**
+ * `pois import FILE --client ID [--format F] [--geocode] [--dry-run] [--create-categories]`: rows
+ * checked by add.json's rules, bad ones listed with their line and reason, the report as JSON.
+ * Exit code 0 when every row went in, 1 when some were refused.
+ */
+async function runImport(args: string[], options: CliOptions): Promise<number> {
+  const [file] = args;
+  if (file === undefined) throw new Error('pois import needs the FILE to import');
+  if (!options.client) throw new Error('pois import needs --client CLIENT_ID');
+  const format = formatOf(file, options.format);
+  const core = createCore({ file: databasePath(options).file });
+  try {
+    const report = await core.importPois(options.client, createReadStream(file), format, {
+      dryRun: options['dry-run'] === true,
+      geocode: options.geocode === true,
+      createCategories: options['create-categories'] === true,
+      onProgress: (rows) => process.stderr.write(`\r${rows.toLocaleString('en')} rows read`),
+    });
+    process.stderr.write('\n');
+    console.log(JSON.stringify(report, null, 2));
+    return report.refused.length === 0 ? 0 : 1;
   } finally {
     core.close();
   }

@@ -3,7 +3,9 @@ import { resolveCaller, type CallerOf, type Credentials } from './api/caller.js'
 import { apiHandlers, type ApiHandlers } from './api/handlers.js';
 import { consoleHandlers, type CoreOp, type Handlers } from './console/handlers.js';
 import { openServices, type CoreOptions, type Services } from './services.js';
+import type { Readable } from 'node:stream';
 import { exportPois, type ExportFormat } from './exports/poi-export.js';
+import { importPois, type ImportOptions, type ImportReport } from './imports/poi-import.js';
 import type { MapPackages } from './maps/packages.js';
 import type { OnlineTiles } from './tiles/online-tiles.js';
 import type { SettingsStore } from './settings/settings.js';
@@ -31,6 +33,8 @@ export interface Core {
   maps: Pick<MapPackages, 'importFile' | 'importSampleOnFirstStart' | 'uploadPath' | 'tile' | 'list'>;
   /** A client's POIs as GeoJSON or CSV, in chunks (NOT_FOUND for an unknown client, before the first chunk). */
   exportPois(clientId: string, format: ExportFormat): AsyncGenerator<string>;
+  /** POIs from a CSV or GeoJSON stream into a client; bad rows refused one by one, with where and why. */
+  importPois(clientId: string, source: Readable, format: ExportFormat, options?: ImportOptions): Promise<ImportReport>;
   /** The online tile server's tiles through the data folder's cache. */
   onlineTiles: Pick<OnlineTiles, 'tile'>;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
@@ -49,6 +53,7 @@ export function coreOver(s: Services): Core {
     maps: s.maps,
     onlineTiles: s.onlineTiles,
     exportPois: (clientId, format) => exportPois(s, s.clients.requireId(clientId), format),
+    importPois: (clientId, source, format, options) => importPois(s, clientId, source, format, options),
     warmUp: () => warmUp(s),
     close: () => {
       s.maps.close();

@@ -45,8 +45,34 @@ export class Pois {
       this.categories.assertUsable(clientId, input.categories);
       found = await this.geocoder.reverse(input.lat, input.lng);
     }
+    const row = this.newRow(clientId, author, input, found, this.clock.now());
+    const [id, categories] = await this.writes.run(author?.actor ?? CONSOLE, () => {
+      author?.assertStillValid();
+      // Inside the write: categories may have been deleted while we were geocoding.
+      const usable = this.categories.assertUsable(clientId, input.categories);
+      return [this.store.insert(row), usable] as const;
+    });
+    // Built from what was written rather than read back: a new POI has no reports yet, and its
+    // categories come in id order, as a read would give them.
+    return poiReply({ ...row, id }, categories, NO_WARNINGS);
+  }
+
+  /**
+   * Many POIs in one transaction (an import's batch): all go in, or none. No geocoding here; an
+   * import that asks for it geocodes each row first and passes the address fields.
+   */
+  addMany(clientId: string, inputs: readonly ValidAddPoi[], actor: Actor = CONSOLE): number[] {
     const now = this.clock.now();
-    const row: Omit<PoiRow, 'id'> = {
+    return this.writes.now(actor, () =>
+      inputs.map((input) => {
+        this.categories.assertUsable(clientId, input.categories);
+        return this.store.insert(this.newRow(clientId, null, input, {}, now));
+      }),
+    );
+  }
+
+  private newRow(clientId: string, author: Author | null, input: ValidAddPoi, found: GeocodedAddress, now: number): Omit<PoiRow, 'id'> {
+    return {
       uuid: newUuid(),
       client_id: clientId,
       name: input.name,
@@ -69,15 +95,6 @@ export class Pois {
       registered_at: now,
       updated_at: now,
     };
-    const [id, categories] = await this.writes.run(author?.actor ?? CONSOLE, () => {
-      author?.assertStillValid();
-      // Inside the write: categories may have been deleted while we were geocoding.
-      const usable = this.categories.assertUsable(clientId, input.categories);
-      return [this.store.insert(row), usable] as const;
-    });
-    // Built from what was written rather than read back: a new POI has no reports yet, and its
-    // categories come in id order, as a read would give them.
-    return poiReply({ ...row, id }, categories, NO_WARNINGS);
   }
 
   /** `author` is null for the console's operator. */

@@ -1,0 +1,40 @@
+import { POI_FIELDS } from '../../../shared/poi-fields.js';
+
+/** What an import column feeds: a field of the POI (by wire name), its categories, or the POI it updates. */
+export type Target = (typeof POI_FIELDS)[number]['wire'] | 'categories' | 'category_names' | 'id' | 'uuid';
+
+/**
+ * Column names an import understands, compared lower-cased and trimmed: the API's wire and reply
+ * names (an export reads back as it was written), and the usual names for a position in
+ * spreadsheets and GIS tools.
+ */
+const NAMES: ReadonlyArray<readonly [string, Target]> = [
+  ...POI_FIELDS.flatMap((f) => [[f.wire, f.wire] as const, [f.reply, f.wire] as const]),
+  ['lon', 'lng'],
+  ['long', 'lng'],
+  ['x', 'lng'],
+  ['y', 'lat'],
+  ['categories', 'categories'],
+  ['category_ids', 'categories'],
+  ['category_names', 'category_names'],
+  ['id', 'id'],
+  ['uuid', 'uuid'],
+];
+const BY_NAME = new Map<string, Target>(NAMES);
+
+export function targetOf(column: string): Target | undefined {
+  return BY_NAME.get(column.trim().toLowerCase());
+}
+
+/** The column → field mapping of a header, and the columns it leaves aside. */
+export function mapHeader(header: readonly string[]): { mapping: Array<Target | undefined>; ignored: string[] } {
+  const seen = new Set<Target>();
+  const mapping = header.map((column) => {
+    const target = targetOf(column);
+    // The first column for a field wins (`lat` and `latitude` both present: `lat`).
+    if (target === undefined || seen.has(target)) return undefined;
+    seen.add(target);
+    return target;
+  });
+  return { mapping, ignored: header.filter((_c, i) => mapping[i] === undefined) };
+}

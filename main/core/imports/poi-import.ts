@@ -1,0 +1,178 @@
+import type { Readable } from 'node:stream';
+import type { z } from 'zod';
+import type { ExportFormat } from '../../../shared/exports.js';
+import { NUMBER_FIELDS, OPTIONAL_TEXT_FIELDS } from '../../../shared/poi-fields.js';
+import { addPoiInput, updatePoiInput, type ValidAddPoi } from '../../../shared/schemas/pois.js';
+import { foldText } from '../../../shared/text-fold.js';
+import { ServiceError } from '../errors.js';
+import type { Services } from '../services.js';
+import { importRecords, type ImportRecord } from './records.js';
+
+export interface ImportOptions {
+  /** Check every row and report, writing nothing. */
+  dryRun?: boolean;
+  /** Create the categories a row names that the client does not have (else the row is refused). */
+  createCategories?: boolean;
+  /** Fill empty address fields from the position (one geocoder call per row: slow). */
+  geocode?: boolean;
+  /** Rows read so far, after each batch. */
+  onProgress?: (rows: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface ImportReport {
+  rows: number;
+  added: number;
+  updated: number;
+  /** Each refused row: where it is in the file and why. The other rows go in. */
+  refused: Array<{ where: string; reason: string }>;
+  ignoredColumns: string[];
+  createdCategories: string[];
+  dryRun: boolean;
+  cancelled: boolean;
+}
+
+/** Adds go in by transactions of this many rows. */
+const BATCH = 1_000;
+/** A report lists at most this many refusals (and counts the rest). */
+const MAX_LISTED = 1_000;
+
+const FORMULA_ESCAPED = /^'[=+\-@\t\r]/;
+
+/** A cell as the export wrote it: the apostrophe that kept a formula inert comes off. */
+type Cell = string | number | null | string[] | undefined;
+
+const textOf = (v: Cell): string | undefined => {
+  if (v === null || v === undefined || Array.isArray(v)) return undefined;
+  const s = String(v);
+  if (s === '') return undefined;
+  return FORMULA_ESCAPED.test(s) ? s.slice(1) : s;
+};
+const numberOf = (v: Cell): number | undefined =>
+  typeof v === 'number' ? v : v === null || v === undefined || Array.isArray(v) || v.trim() === '' ? undefined : Number(v.trim());
+
+const describe = (error: z.ZodError): string => error.issues.map((i) => `${i.path.join('.') || 'row'} ${i.message}`).join('; ');
+
+/**
+ * POIs from CSV or GeoJSON into a client, by the rules of add.json: every row is checked with
+ * the same schema; a bad row is refused with its line or feature number and the reason, the
+ * others go in, by batches of 1,000 in one transaction each. A row whose `uuid` (or, without
+ * one, `id`) names a POI of the client updates it instead, so importing the same file twice
+ * changes nothing. Categories are matched by id, or by name (`category_names`, or a non-numeric
+ * `categories`), folded as search folds text.
+ */
+export async function importPois(s: Services, clientId: string, source: Readable, format: ExportFormat, options: ImportOptions = {}): Promise<ImportReport> {
+  s.clients.requireId(clientId);
+  const report: ImportReport = { rows: 0, added: 0, updated: 0, refused: [], ignoredColumns: [], createdCategories: [], dryRun: options.dryRun === true, cancelled: false };
+  let refusedCount = 0;
+  const refuse = (where: string, reason: string): void => {
+    refusedCount++;
+    if (report.refused.length < MAX_LISTED) report.refused.push({ where, reason });
+  };
+  const byName = new Map(s.categories.list(clientId, true).map((c) => [foldText(c.Description), c.Id] as const));
+  const known = new Set(byName.values());
+  const findPoi = s.db.prepare<[string, string], number>('SELECT id FROM pois WHERE client_id = ? AND uuid = ?').pluck();
+  const hasPoi = s.db.prepare<[string, number], number>('SELECT id FROM pois WHERE client_id = ? AND id = ?').pluck();
+
+  const categoriesOf = (r: ImportRecord): number[] | string => {
+    const given = r.values.category_names;
+    const names = Array.isArray(given) ? given : textOf(given)?.split(/[;|]/);
+    const listed = textOf(r.values.categories);
+    // Names travel between databases (a client's own categories have other ids elsewhere); ids are the fallback.
+    const tokens = (names ?? listed?.split(/[;|,]/) ?? []).map((t) => t.trim()).filter(Boolean);
+    const ids: number[] = [];
+    for (const token of tokens) {
+      if (names === undefined && /^\d+$/.test(token)) {
+        ids.push(Number(token));
+        continue;
+      }
+      let id = byName.get(foldText(token));
+      if (id === undefined) {
+        if (!options.createCategories) return `category "${token}" does not exist in this client (import with categories created to add it)`;
+        if (options.dryRun) id = -(byName.size + 1);
+        else id = s.categories.add(clientId, { desc: token }).Id;
+        byName.set(foldText(token), id);
+        known.add(id);
+        report.createdCategories.push(token);
+      }
+      ids.push(id);
+    }
+    return ids;
+  };
+
+  const pending: ValidAddPoi[] = [];
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    if (!options.dryRun) s.pois.addMany(clientId, pending);
+    report.added += pending.length;
+    pending.length = 0;
+    options.onProgress?.(report.rows);
+  };
+
+  const records = importRecords(source, format, (ignored) => (report.ignoredColumns = ignored));
+  for (;;) {
+    let next: IteratorResult<ImportRecord>;
+    try {
+      next = await records.next();
+    } catch (error) {
+      // A file that cannot be read past some point (a 100 MB line, broken JSON): what came before goes in.
+      if (!(error instanceof ServiceError)) throw error;
+      refuse(report.rows === 0 ? 'the file' : `after row ${report.rows}`, error.message);
+      break;
+    }
+    if (next.done) break;
+    const r = next.value;
+    if (options.signal?.aborted) {
+      report.cancelled = true;
+      break;
+    }
+    report.rows++;
+    const categories = categoriesOf(r);
+    if (typeof categories === 'string') {
+      refuse(r.where, categories);
+      continue;
+    }
+    const fields: Record<string, unknown> = { name: textOf(r.values.name), lat: numberOf(r.values.lat), lng: numberOf(r.values.lng) };
+    for (const wire of OPTIONAL_TEXT_FIELDS) fields[wire] = textOf(r.values[wire]);
+    for (const wire of NUMBER_FIELDS) fields[wire] = numberOf(r.values[wire]);
+    if (categories.length > 0) fields.categories = categories;
+    const uuid = textOf(r.values.uuid);
+    const givenId = numberOf(r.values.id);
+    const existing = uuid !== undefined ? findPoi.get(clientId, uuid) : givenId !== undefined && Number.isInteger(givenId) ? hasPoi.get(clientId, givenId) : undefined;
+    if (existing !== undefined) {
+      const checked = updatePoiInput.safeParse({ ...fields, poi: existing, geocode: options.geocode === true });
+      if (!checked.success) refuse(r.where, describe(checked.error));
+      else {
+        if (!options.dryRun) await s.pois.update(clientId, checked.data);
+        report.updated++;
+      }
+      continue;
+    }
+    const checked = addPoiInput.safeParse({ ...fields, geocode: options.geocode === true });
+    if (!checked.success) {
+      refuse(r.where, describe(checked.error));
+      continue;
+    }
+    // Checked here rather than in the batch's transaction: one unknown id would refuse the whole batch.
+    const unknown = checked.data.categories.filter((id) => !known.has(id));
+    if (unknown.length > 0) {
+      refuse(r.where, `categories: no category ${unknown.join(', ')} in this client`);
+      continue;
+    }
+    if (options.geocode) {
+      if (!options.dryRun) await s.pois.add(clientId, null, checked.data);
+      report.added++;
+      continue;
+    }
+    pending.push(checked.data);
+    if (pending.length >= BATCH) {
+      flush();
+      // Other requests get their turn between batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  flush();
+  if (refusedCount > report.refused.length) report.refused.push({ where: 'and more', reason: `${refusedCount - report.refused.length} more rows refused` });
+  return report;
+}
+
