@@ -7,6 +7,7 @@ import { contentSecurityPolicy } from '../../shared/content-security-policy.js';
 import type { ParsedBody } from './body-parsers.js';
 import { authorized, refuse } from './console-auth.js';
 import { mountDownloadRoutes, type DownloadRouteOptions } from './download-routes.js';
+import { mountImportRoutes, type ImportRouteOptions } from './import-routes.js';
 import { mountMapRoutes, type MapRouteOptions } from './map-routes.js';
 
 export interface ConsoleOptions {
@@ -22,6 +23,7 @@ export interface ConsoleOptions {
   onlineTiles: MapRouteOptions['onlineTiles'];
   /** Exports, downloaded through single-use addresses. */
   exportPois: DownloadRouteOptions['exportPois'];
+  importPois: ImportRouteOptions['importPois'];
 }
 
 /**
@@ -63,4 +65,5 @@ export async function mountConsole(app: FastifyInstance, options: ConsoleOptions
 
   await mountMapRoutes(app, { token: options.token, maps: options.maps, onlineTiles: options.onlineTiles });
   mountDownloadRoutes(app, { token: options.token, exportPois: options.exportPois });
+  await mountImportRoutes(app, { token: options.token, importPois: options.importPois });
 }

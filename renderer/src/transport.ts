@@ -1,6 +1,6 @@
 import { BRIDGE_GLOBAL, type Answer, type ConsoleBridge, type Input, type OpName, type Output } from '../../shared/contract';
 import type { ErrorBody } from '../../shared/errors';
-import type { ExportFormat } from '../../shared/exports';
+import type { ExportFormat, ImportReport } from '../../shared/exports';
 import type { MapPackage } from '../../shared/maps';
 import { consoleToken, tokenRefused } from './consoleToken';
 
@@ -91,19 +91,32 @@ export async function tileUrls(): Promise<TileUrls> {
  * Browser mode: sends a map package file to the console, which imports it. Progress is the
  * share of the file sent; the signal cancels (nothing is kept of a cancelled upload).
  */
-export function uploadMapPackage(file: File, onProgress: (sent: number) => void, signal: AbortSignal): Promise<Answer<MapPackage>> {
+export const uploadMapPackage = (file: File, onProgress: (sent: number) => void, signal: AbortSignal): Promise<Answer<MapPackage>> =>
+  uploadFile<MapPackage>(`/console/maps?filename=${encodeURIComponent(file.name)}`, file, onProgress, signal);
+
+/** Browser mode: a CSV or GeoJSON file of POIs sent to the console, which imports it and answers the report. */
+export const uploadImport = (
+  file: File,
+  params: { clientId: string; format: ExportFormat; dryRun: boolean; createCategories: boolean },
+  onProgress: (sent: number) => void,
+  signal: AbortSignal,
+): Promise<Answer<ImportReport>> =>
+  uploadFile<ImportReport>(`/console/imports?${new URLSearchParams({ ...params, dryRun: String(params.dryRun), createCategories: String(params.createCategories) })}`, file, onProgress, signal);
+
+/** A file as a request's body, with the upload's progress (0..1) and a cancel; the answer is the console's. */
+function uploadFile<T>(url: string, file: File, onProgress: (sent: number) => void, signal: AbortSignal): Promise<Answer<T>> {
   return consoleToken().then(
     (token) =>
       new Promise((resolve, reject) => {
         const xhr = new XMLHttpRequest();
-        xhr.open('POST', `/console/maps?filename=${encodeURIComponent(file.name)}`);
+        xhr.open('POST', url);
         xhr.setRequestHeader('authorization', `Bearer ${token}`);
         xhr.setRequestHeader('content-type', 'application/octet-stream');
         xhr.upload.onprogress = (e) => onProgress(e.lengthComputable ? e.loaded / e.total : 0);
         xhr.onload = () => {
           if (xhr.status === 401 && xhr.getResponseHeader('www-authenticate')) tokenRefused(token);
           try {
-            resolve(JSON.parse(xhr.responseText) as Answer<MapPackage>);
+            resolve(JSON.parse(xhr.responseText) as Answer<T>);
           } catch {
             reject(new Error(`the upload was answered with HTTP ${xhr.status}`));
           }

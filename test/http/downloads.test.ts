@@ -58,3 +58,21 @@ describe('browser mode: exports as downloads', () => {
     expect((await fetch(`${base}/console/downloads/not-a-ticket`)).status).toBe(404);
   });
 });
+
+describe('browser mode: imports as uploads', () => {
+  const upload = (query: string, body: string, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) =>
+    fetch(`${base}/console/imports?${query}`, { method: 'POST', headers: { 'content-type': 'text/csv', ...headers }, body });
+
+  it('imports the body and answers the report; refuses without the token and with a bad query, importing nothing', async () => {
+    const target = core.clients.create({ name: 'Upload target' }).client_id;
+    const csv = 'name,lat,lng,categories\nUploaded,40,-3,7\nBad,91,-3,7\n';
+    expect((await upload(`clientId=${target}&format=csv`, csv, {})).status).toBe(401);
+    const bad = await upload(`clientId=${target}&format=xlsx`, csv);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ ok: false, error: { parameter: 'format' } });
+    expect(core.console['pois.search']({ clientId: target, filter: {} })).toEqual([]);
+    const r = await upload(`clientId=${target}&format=csv&dryRun=false`, csv);
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ ok: true, value: { rows: 2, added: 1, refused: [{ where: 'line 3' }] } });
+  });
+});

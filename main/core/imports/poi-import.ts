@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
-import type { ExportFormat } from '../../../shared/exports.js';
+import type { ExportFormat, ImportReport } from '../../../shared/exports.js';
+
+export type { ImportReport };
 import { NUMBER_FIELDS, OPTIONAL_TEXT_FIELDS } from '../../../shared/poi-fields.js';
 import { addPoiInput, updatePoiInput, type ValidAddPoi } from '../../../shared/schemas/pois.js';
 import { foldText } from '../../../shared/text-fold.js';
@@ -20,17 +22,6 @@ export interface ImportOptions {
   signal?: AbortSignal;
 }
 
-export interface ImportReport {
-  rows: number;
-  added: number;
-  updated: number;
-  /** Each refused row: where it is in the file and why. The other rows go in. */
-  refused: Array<{ where: string; reason: string }>;
-  ignoredColumns: string[];
-  createdCategories: string[];
-  dryRun: boolean;
-  cancelled: boolean;
-}
 
 /** Adds go in by transactions of this many rows. */
 const BATCH = 1_000;

@@ -2,7 +2,7 @@ import { parse } from 'csv-parse';
 import type { Readable } from 'node:stream';
 import type { ExportFormat } from '../../../shared/exports.js';
 import { ServiceError } from '../errors.js';
-import { mapHeader, targetOf, type Target } from './columns.js';
+import { mapHeader, targetOf, type Target } from '../../../shared/import-columns.js';
 
 /** One row of a CSV or one feature of a GeoJSON file, by the field it feeds, with where it came from. */
 export interface ImportRecord {

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { PoiReply } from '../../../shared/wire';
 import { useCategories } from '../categories/queries';
 import { ExportPois } from './ExportPois';
+import { ImportPois } from './ImportPois';
 import { useSearch } from './queries';
 
 interface Props {
@@ -25,6 +26,7 @@ export function SearchPanel({ clientId, filter, onFilter, onPick, onAddAtCentre 
         Add a POI at the map centre
       </button>
       <ExportPois clientId={clientId} />
+      <ImportPois clientId={clientId} />
       <form
         role="search"
         aria-label="Search POIs"

@@ -1,5 +1,9 @@
-import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useRef, useState } from 'react';
+import type { ExportFormat, ImportReport } from '../../../shared/exports';
+import { categoryKeys } from '../categories/queries';
 import { useOperation } from '../operation';
+import { ConsoleError, uploadImport } from '../transport';
 import { POI_FORM_FIELDS } from './fields';
 import { poiKeys } from './queries';
 
@@ -41,3 +45,39 @@ export function useMovePoi(clientId: string) {
 
 /** Desktop app: the export written to a file chosen in the system's save dialog. */
 export const useExportDialog = () => useOperation('pois.exportDialog', () => []);
+
+/**
+ * Browser mode: a CSV or GeoJSON file imported into the client, with the upload's progress and a
+ * cancel; the answer is the import's report (rows refused with where and why).
+ */
+export function useImportPois(clientId: string) {
+  const queryClient = useQueryClient();
+  const [progress, setProgress] = useState<number | undefined>();
+  const [report, setReport] = useState<ImportReport | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const controller = useRef<AbortController | undefined>(undefined);
+  const start = async (file: File, format: ExportFormat, options: { dryRun: boolean; createCategories: boolean }): Promise<void> => {
+    const abort = new AbortController();
+    controller.current = abort;
+    setError(undefined);
+    setReport(undefined);
+    setProgress(0);
+    try {
+      const answer = await uploadImport(file, { clientId, format, ...options }, setProgress, abort.signal);
+      if (answer.ok) setReport(answer.value);
+      else setError(new ConsoleError(answer.error).message);
+    } catch (e) {
+      if (!(e instanceof DOMException && e.name === 'AbortError')) setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setProgress(undefined);
+      controller.current = undefined;
+      await queryClient.invalidateQueries({ queryKey: poiKeys.all(clientId) });
+      await queryClient.invalidateQueries({ queryKey: categoryKeys.list(clientId) });
+    }
+  };
+  const reset = (): void => {
+    setReport(undefined);
+    setError(undefined);
+  };
+  return { start, cancel: () => controller.current?.abort(), progress, report, error, reset };
+}

@@ -1,6 +1,7 @@
 import { useId, useRef, useState } from 'react';
 import type { MapPackage } from '../../../../shared/maps';
 import { inBrowserMode } from '../../transport';
+import { FileInput } from '../../ui/FileInput';
 import { changeLayers, showPackage, useLayerChoice } from './layerChoice';
 import { useImportDialog, useRemovePackage, type Upload } from './mutations';
 import { useMapPackages } from './queries';
@@ -106,18 +107,7 @@ export function MapLayersPanel(props: Props) {
           <button type="button" onClick={pick} disabled={upload !== undefined || dialog.isPending}>
             Import a map package…
           </button>
-          <input
-            ref={fileInput}
-            type="file"
-            accept=".mbtiles,.pmtiles"
-            hidden
-            aria-label="Map package file (.mbtiles or .pmtiles)"
-            onChange={(e) => {
-              const file = e.target.files?.[0];
-              e.target.value = '';
-              if (file) start(file);
-            }}
-          />
+          <FileInput ref={fileInput} accept=".mbtiles,.pmtiles" label="Map package file (.mbtiles or .pmtiles)" onFile={(file) => void start(file)} />
           <p className="map-layers-hint">MBTiles (raster or vector) or PMTiles. You can also drop the file on the map.</p>
           {upload && (
             <div className="map-layers-progress">

@@ -1,4 +1,4 @@
-import { POI_FIELDS } from '../../../shared/poi-fields.js';
+import { POI_FIELDS } from './poi-fields.js';
 
 /** What an import column feeds: a field of the POI (by wire name), its categories, or the POI it updates. */
 export type Target = (typeof POI_FIELDS)[number]['wire'] | 'categories' | 'category_names' | 'id' | 'uuid';

@@ -1,0 +1,36 @@
+/// <reference lib="dom" />
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PoiReply } from '../../shared/wire.js';
+import { consoleOp, expect, test } from './fixtures.js';
+
+test('importing a CSV: a preview of the mapping, a check, then the import with its bad row refused by line and reason', async ({ app: page, info }) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'poi-e2e-import-')), 'field-survey.csv');
+  writeFileSync(file, '\uFEFFName,Latitude,Longitude,Category_Names,Notes\r\nImported fountain,40.4155,-3.7074,Restaurant,keep\r\nOff the globe,123,-3.7,Restaurant,x\r\nImported kiosk,40.4160,-3.7080,Shop,y\r\n');
+  const section = page.getByRole('region', { name: 'Import POIs' });
+  const chooser = page.waitForEvent('filechooser');
+  await section.getByRole('button', { name: 'Choose a CSV or GeoJSON file…' }).click();
+  await (await chooser).setFiles(file);
+  const preview = section.getByRole('table', { name: 'First rows, and the field each column feeds' });
+  await expect(preview.getByRole('columnheader', { name: 'Latitude → lat' })).toBeVisible();
+  await expect(preview.getByRole('columnheader', { name: 'Notes → ignored' })).toBeVisible();
+  await expect(preview.getByRole('cell', { name: 'Imported fountain' })).toBeVisible();
+
+  await section.getByRole('button', { name: 'Check only' }).click();
+  const report = section.getByRole('status');
+  await expect(report).toContainText('Checked, nothing written: 2 added, 0 updated, 1 refused, of 3 rows');
+  expect(await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Imported' } })).toEqual([]);
+
+  await section.getByRole('button', { name: 'Import', exact: true }).click();
+  await expect(report).toContainText('2 added, 0 updated, 1 refused, of 3 rows');
+  await expect(section.getByRole('list', { name: 'Refused rows' })).toContainText('line 3: lat must be between -90 and 90');
+  const imported = await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Imported' } });
+  expect(imported.map((p) => p.name).sort()).toEqual(['Imported fountain', 'Imported kiosk']);
+  // The search list shows them at once (its data was refreshed).
+  await page.getByLabel('Search (name and description)').fill('Imported');
+  await page.getByRole('button', { name: 'Find' }).click();
+  await expect(page.getByRole('list', { name: 'Search results' })).toContainText('Imported kiosk');
+  // The other specs share this server's data.
+  for (const p of imported) await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: p.id });
+});
