@@ -104,6 +104,14 @@ export const operations = {
   'pois.update': z.object({ ...forClient, fields: updatePoiInput }),
   'pois.delete': z.object({ ...forClient, poi: poiId }),
   'pois.search': z.object({ ...forClient, filter: whereInput }),
+  /** A page of a search, in id order, with how many match in all: a list says "1-50 of 401". */
+  'pois.searchPage': z.object({
+    ...forClient,
+    q: z.string().max(200, 'must be at most 200 characters').optional(),
+    categories: z.array(categoryId).max(50).optional(),
+    after: poiId.optional(),
+    limit: z.number().int().min(1).max(100),
+  }),
   'warnings.list': z.object({ ...forClient, poi: poiId }),
   'pois.history': z.object({ ...forClient, poi: poiId }),
   /** Desktop app only: export the client's POIs to a file chosen in the system's save dialog (answered by the shell; null when cancelled). */
@@ -204,6 +212,7 @@ export interface Outputs {
   'pois.update': PoiReply;
   'pois.delete': OkBody;
   'pois.search': PoiReply[];
+  'pois.searchPage': { total: number; pois: PoiReply[] };
   'warnings.list': WarningReply[];
   'pois.history': ChangeReply[];
   'pois.exportDialog': { file: string } | null;

@@ -15,6 +15,7 @@ export function poisConsole(core: Services): Handlers<Extract<CoreOp, `pois.${st
       return OK_BODY;
     },
     'pois.search': (i) => core.queries.where(core.clients.requireId(i.clientId), i.filter),
+    'pois.searchPage': (i) => core.read(() => core.queries.page(core.clients.requireId(i.clientId), i)),
     'pois.history': (i) => core.changes.poiHistory(core.clients.requireId(i.clientId), i.poi),
   };
 }

@@ -12,6 +12,8 @@ export interface WhereFilter {
   postal_code?: string | undefined;
   q?: string | undefined;
   limit: number;
+  /** Only POIs with a higher id (a page after the one that ended with this id). */
+  after?: number | undefined;
 }
 
 export interface Position {
@@ -179,7 +181,26 @@ export class PoiStore {
     return this.filtered<Marker>('id, lat, lng, name', clientId, filter);
   }
 
+  /** How many POIs pass the filter (its limit and page aside): a list says "50 of 401". */
+  countWhere(clientId: string, filter: Omit<WhereFilter, 'limit' | 'after'>): number {
+    const { where, args } = this.clauses(clientId, filter);
+    return this.statement(`SELECT count(*) AS n FROM pois WHERE ${where}`).pluck().get(...args) as number;
+  }
+
   private filtered<T>(columns: string, clientId: string, filter: WhereFilter): T[] {
+    const { where, args } = this.clauses(clientId, filter);
+    const page = filter.after !== undefined ? ' AND id > ?' : '';
+    if (filter.after !== undefined) args.push(filter.after);
+    return this.statement(`SELECT ${columns} FROM pois WHERE ${where}${page} ORDER BY id LIMIT ?`).all(...args, filter.limit) as T[];
+  }
+
+  private statement(sql: string): Statement {
+    let stmt = this.whereCache.get(sql);
+    if (!stmt) this.whereCache.set(sql, (stmt = this.db.prepare(sql)));
+    return stmt;
+  }
+
+  private clauses(clientId: string, filter: Omit<WhereFilter, 'limit' | 'after'>): { where: string; args: unknown[] } {
     const clauses = ['client_id = ?'];
     const args: unknown[] = [clientId];
     if (filter.categories?.length) {
@@ -204,9 +225,6 @@ export class PoiStore {
       const needle = foldText(filter.q);
       args.push(needle, needle);
     }
-    const sql = `SELECT ${columns} FROM pois WHERE ${clauses.join(' AND ')} ORDER BY id LIMIT ?`;
-    let stmt = this.whereCache.get(sql);
-    if (!stmt) this.whereCache.set(sql, (stmt = this.db.prepare(sql)));
-    return stmt.all(...args, filter.limit) as T[];
+    return { where: clauses.join(' AND '), args };
   }
 }

@@ -21,6 +21,15 @@ export class PoiQueries {
     return this.pois.replies(this.store.rows(clientId, found.map((f) => f.id)));
   }
 
+  /** One page of a search and the number of matches, read together (one read transaction). */
+  page(clientId: string, input: { q?: string | undefined; categories?: number[] | undefined; after?: number | undefined; limit: number }): { total: number; pois: PoiReply[] } {
+    const filter = { q: input.q || undefined, categories: input.categories?.length ? input.categories : undefined };
+    return {
+      total: this.store.countWhere(clientId, filter),
+      pois: this.pois.replies(this.store.where(clientId, { ...filter, after: input.after, limit: input.limit })),
+    };
+  }
+
   where(clientId: string, input: ValidWhere): PoiReply[] {
     return this.pois.replies(this.store.where(clientId, { ...input, limit: input.total ?? MAX_TOTAL }));
   }

@@ -220,17 +220,17 @@ export function PoiMap(props: Props) {
         <Pane name={PACKAGE_PANE} style={{ zIndex: 210 }}>
           {tileUrls.data && <PackageLayers packages={shown} urlOf={tileUrls.data.packageTiles} />}
         </Pane>
-        <GoTo pkg={goTo} />
         <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
-        <FocusOn focus={props.focus} />
         <MapHash />
         <SizeWatcher />
         {offline && covering.length === 0 && <PlaceLabels />}
         <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={onMove} />
         {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
         <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
-        {/* Last: its move must reach the hash and the view tracker, whose listeners are set before it. */}
+        {/* Last: their moves must reach the hash and the view tracker, whose listeners are set before them. */}
         <StartView />
+        <FocusOn focus={props.focus} />
+        <GoTo pkg={goTo} />
       </MapContainer>
       {props.draft?.byKeyboard && <div className="map-crosshair" aria-hidden="true" />}
       <OfflineStatus failing={tilesFailing} showing={covering.map((p) => p.name)} />

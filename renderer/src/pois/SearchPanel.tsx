@@ -3,7 +3,7 @@ import type { PoiReply } from '../../../shared/wire';
 import { useCategories } from '../categories/queries';
 import { ExportPois } from './ExportPois';
 import { ImportPois } from './ImportPois';
-import { useSearch } from './queries';
+import { SEARCH_PAGE, useSearch } from './queries';
 
 interface Props {
   clientId: string;
@@ -17,7 +17,16 @@ interface Props {
 export function SearchPanel({ clientId, filter, onFilter, onPick, onAddAtCentre }: Props) {
   const categories = useCategories(clientId);
   const [q, setQ] = useState(filter.q);
-  const results = useSearch(clientId, filter.q, filter.categories);
+  // The id each page starts after: a stack, so that Previous goes back exactly.
+  const [pages, setPages] = useState<number[]>([]);
+  const [searched, setSearched] = useState(filter);
+  if (searched !== filter) {
+    setSearched(filter);
+    setPages([]);
+  }
+  const results = useSearch(clientId, filter.q, filter.categories, pages.at(-1));
+  const page = results.data;
+  const first = pages.length * SEARCH_PAGE + 1;
   return (
     <section className="panel">
       <h2>Points of interest</h2>
@@ -69,10 +78,15 @@ export function SearchPanel({ clientId, filter, onFilter, onPick, onAddAtCentre 
           </button>
         )}
       </form>
-      {results.data && (
+      {page && page.total > 0 && (
+        <p className="results-count" role="status">
+          {first}–{first + page.pois.length - 1} of {page.total.toLocaleString('en')}
+        </p>
+      )}
+      {page && (
         <ul className="results" aria-label="Search results">
-          {results.data.length === 0 && <li>No POI matches.</li>}
-          {results.data.map((poi) => (
+          {page.pois.length === 0 && <li>No POI matches.</li>}
+          {page.pois.map((poi) => (
             <li key={poi.id}>
               <button type="button" className="link" onClick={() => onPick(poi)}>
                 {poi.name}
@@ -81,6 +95,16 @@ export function SearchPanel({ clientId, filter, onFilter, onPick, onAddAtCentre 
             </li>
           ))}
         </ul>
+      )}
+      {page && (pages.length > 0 || first + page.pois.length - 1 < page.total) && (
+        <div className="actions" role="group" aria-label="Pages of results">
+          <button type="button" disabled={pages.length === 0} onClick={() => setPages((p) => p.slice(0, -1))}>
+            Previous {SEARCH_PAGE}
+          </button>
+          <button type="button" disabled={first + page.pois.length - 1 >= page.total} onClick={() => setPages((p) => [...p, page.pois.at(-1)!.id])}>
+            Next {SEARCH_PAGE}
+          </button>
+        </div>
       )}
     </section>
   );

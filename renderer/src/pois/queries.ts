@@ -59,9 +59,15 @@ export const usePoi = (clientId: string | undefined, poi: number | undefined) =>
 export const useWarnings = (clientId: string, poi: number) =>
   useQuery({ queryKey: poiKeys.warnings(clientId, poi), queryFn: () => call('warnings.list', { clientId, poi }) });
 
-export const useSearch = (clientId: string | undefined, q: string, categories: number[]) =>
+/** Results shown per page of the search list. */
+export const SEARCH_PAGE = 50;
+
+/** One page of a search (after the POI id ending the previous page), with how many match in all. */
+export const useSearch = (clientId: string | undefined, q: string, categories: number[], after: number | undefined) =>
   useQuery({
-    queryKey: poiKeys.search(clientId ?? '', q, categories),
-    queryFn: () => call('pois.search', { clientId: clientId!, filter: { ...(q ? { q } : {}), ...(categories.length ? { categories } : {}), total: 50 } }),
+    queryKey: [...poiKeys.search(clientId ?? '', q, categories), after ?? 0],
+    queryFn: () =>
+      call('pois.searchPage', { clientId: clientId!, ...(q ? { q } : {}), ...(categories.length ? { categories } : {}), ...(after ? { after } : {}), limit: SEARCH_PAGE }),
     enabled: !!clientId && (q !== '' || categories.length > 0),
+    placeholderData: (previous) => previous,
   });
