@@ -113,6 +113,12 @@ export const operations = {
     limit: z.number().int().min(1).max(100),
   }),
   'warnings.list': z.object({ ...forClient, poi: poiId }),
+  /** Every open report of the client's POIs, oldest first. */
+  'warnings.open': z.object(forClient),
+  /** Writes a WRONG_INFO or WRONG_INDICATOR report's proposal as an update of its POI, and closes the report. */
+  'warnings.apply': z.object({ ...forClient, warning: z.number().int().positive() }),
+  /** Closes a report, changing nothing else. */
+  'warnings.dismiss': z.object({ ...forClient, warning: z.number().int().positive() }),
   'pois.history': z.object({ ...forClient, poi: poiId }),
   /** Desktop app only: export the client's POIs to a file chosen in the system's save dialog (answered by the shell; null when cancelled). */
   'pois.exportDialog': z.object({ ...forClient, format: z.enum(EXPORT_FORMATS) }),
@@ -214,6 +220,9 @@ export interface Outputs {
   'pois.search': PoiReply[];
   'pois.searchPage': { total: number; pois: PoiReply[] };
   'warnings.list': WarningReply[];
+  'warnings.open': WarningReply[];
+  'warnings.apply': PoiReply;
+  'warnings.dismiss': OkBody;
   'pois.history': ChangeReply[];
   'pois.exportDialog': { file: string } | null;
   'members.list': UserReply[];

@@ -5,6 +5,7 @@ import { useClients } from './clients/queries';
 import { ListenerPanel } from './listener/ListenerPanel';
 import { PoiMap, type Focus } from './map/PoiMap';
 import { MembersPanel } from './members/MembersPanel';
+import { ReportsPanel } from './reports/ReportsPanel';
 import { PoiDetails } from './pois/PoiDetails';
 import { PoiForm } from './pois/PoiForm';
 import { SearchPanel } from './pois/SearchPanel';
@@ -13,6 +14,7 @@ import { rememberClient, rememberedClient, type Panel, type PanelKind } from './
 
 const TABS: Array<[PanelKind, string]> = [
   ['search', 'Search'],
+  ['reports', 'Reports'],
   ['members', 'Members'],
   ['categories', 'Categories'],
   ['clients', 'Client applications'],
@@ -144,6 +146,7 @@ export function App() {
               onAddAtCentre={() => setPanel({ kind: 'poi-add', lat: centre.lat, lng: centre.lng, byKeyboard: true })}
             />
           )}
+          {panel.kind === 'reports' && clientId && <ReportsPanel clientId={clientId} onOpen={(poi) => setPanel({ kind: 'poi', poi })} />}
           {panel.kind === 'members' && clientId && <MembersPanel clientId={clientId} />}
           {panel.kind === 'categories' && clientId && <CategoriesPanel clientId={clientId} />}
           {panel.kind === 'clients' && <ClientsPanel selected={clientId} onSelect={selectClient} />}

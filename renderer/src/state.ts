@@ -6,6 +6,7 @@ export type Panel =
   | { kind: 'poi'; poi: number; saved?: boolean }
   | { kind: 'poi-edit'; poi: number }
   | { kind: 'search' }
+  | { kind: 'reports' }
   | { kind: 'members' }
   | { kind: 'categories' }
   | { kind: 'clients' }

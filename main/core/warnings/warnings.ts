@@ -24,6 +24,8 @@ export class WarningStore {
   private readonly deleteType: Statement;
   private readonly deleteAll: Statement;
   private readonly listStmt: Statement<unknown[], WarningRow>;
+  private readonly ofClient: Statement<[number, string], WarningRow>;
+  private readonly deleteOne: Statement;
 
   private readonly reply: (row: WarningRow) => WarningReply;
 
@@ -42,6 +44,10 @@ export class WarningStore {
     this.countsOfOne = db.prepare('SELECT poi_id, type, count(*) AS n FROM warnings WHERE poi_id = ? GROUP BY poi_id, type');
     this.deleteType = db.prepare('DELETE FROM warnings WHERE poi_id = ? AND type = ?');
     this.deleteAll = db.prepare('DELETE FROM warnings WHERE poi_id = ?');
+    this.deleteOne = db.prepare('DELETE FROM warnings WHERE id = ?');
+    this.ofClient = db.prepare(
+      'SELECT w.id, w.poi_id, w.type, w.member_id, w.created_at, w.data FROM warnings w JOIN pois p ON p.id = w.poi_id WHERE w.id = ? AND p.client_id = ?',
+    );
     this.listStmt = db.prepare(
       `SELECT w.id, w.poi_id, w.type, w.member_id, w.created_at, w.data FROM warnings w JOIN pois p ON p.id = w.poi_id
        WHERE p.client_id = ?
@@ -49,6 +55,16 @@ export class WarningStore {
          AND (? IS NULL OR w.type = ?)
        ORDER BY w.poi_id, w.id LIMIT 10000`,
     );
+  }
+
+  /** One open report of this client's POIs, as stored (its proposal holds only what the reporter gave). */
+  row(clientId: string, id: number): WarningRow | undefined {
+    return this.ofClient.get(id, clientId);
+  }
+
+  /** Closes one report; false when it is not (or no longer) open. */
+  close(id: number, actor: Actor = CONSOLE): boolean {
+    return this.writes.now(actor, () => this.deleteOne.run(id).changes > 0);
   }
 
   add(memberId: string | null, input: ValidAddWarning): WarningReply {
