@@ -4,6 +4,8 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** What an import did. */
 export interface ImportReport {
+  /** The change log's actor id of this import's additions (`{"kind": "import", "id": ...}`). */
+  importId: string;
   rows: number;
   added: number;
   updated: number;

@@ -93,6 +93,9 @@ describe('importing POIs', () => {
     expect(report.refused[3]!.reason).toContain('category "Not a category" does not exist');
     expect(report.refused[4]!.reason).toContain('lat must be a decimal number');
     expect(all(target).map((p) => p.name).sort()).toEqual(['Good one', 'Good two']);
+    // Logged as this import's, so that its changes can be found together.
+    const history = core.console['pois.history']({ clientId: target, poi: all(target)[0]!.id }) as Array<{ op: string; actor: unknown }>;
+    expect(history[0]).toMatchObject({ op: 'create', actor: { kind: 'import', id: report.importId } });
   });
 
   it('reads positions as lat/lng, latitude/longitude, lon and x/y; a dry run writes nothing', async () => {

@@ -8,6 +8,8 @@ import { addPoiInput, updatePoiInput, type ValidAddPoi } from '../../../shared/s
 import { foldText } from '../../../shared/text-fold.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../services.js';
+import { newUuid } from '../store/new-uuid.js';
+import type { Actor } from '../store/write-path.js';
 import { importRecords, type ImportRecord } from './records.js';
 
 export interface ImportOptions {
@@ -54,7 +56,8 @@ const describe = (error: z.ZodError): string => error.issues.map((i) => `${i.pat
  */
 export async function importPois(s: Services, clientId: string, source: Readable, format: ExportFormat, options: ImportOptions = {}): Promise<ImportReport> {
   s.clients.requireId(clientId);
-  const report: ImportReport = { rows: 0, added: 0, updated: 0, refused: [], ignoredColumns: [], createdCategories: [], dryRun: options.dryRun === true, cancelled: false };
+  const actor = { kind: 'import', id: newUuid() } as const satisfies Actor;
+  const report: ImportReport = { importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], ignoredColumns: [], createdCategories: [], dryRun: options.dryRun === true, cancelled: false };
   let refusedCount = 0;
   const refuse = (where: string, reason: string): void => {
     refusedCount++;
@@ -94,7 +97,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
   const pending: ValidAddPoi[] = [];
   const flush = (): void => {
     if (pending.length === 0) return;
-    if (!options.dryRun) s.pois.addMany(clientId, pending);
+    if (!options.dryRun) s.pois.addMany(clientId, pending, actor);
     report.added += pending.length;
     pending.length = 0;
     options.onProgress?.(report.rows);

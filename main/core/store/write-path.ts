@@ -5,7 +5,8 @@ export type Actor =
   | { kind: 'member'; id: string }
   | { kind: 'administrator' }
   | { kind: 'console' }
-  | { kind: 'import' }
+  /** One import, by its id: its changes can be found (and undone) together. */
+  | { kind: 'import'; id: string }
   | { kind: 'sync' }
   | { kind: 'system' };
 
@@ -23,7 +24,7 @@ export function registerChangeFunctions(db: Database, now: () => number, actor: 
   db.function('change_actor_kind', { deterministic: false }, () => actor()?.kind ?? 'system');
   db.function('change_actor_id', { deterministic: false }, () => {
     const a = actor();
-    return a?.kind === 'member' ? a.id : null;
+    return a?.kind === 'member' || a?.kind === 'import' ? a.id : null;
   });
 }
 

@@ -3,6 +3,7 @@ import { FormError } from '../ui/Field';
 import { fieldError } from '../ui/errors';
 import { NUMBER_FIELDS, TEXT_FIELDS } from './fields';
 import { useDeletePoi } from './mutations';
+import { PoiHistory } from './PoiHistory';
 import { usePoi, useWarnings } from './queries';
 
 interface Props {
@@ -73,6 +74,7 @@ export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose, focusTit
           ))}
         </ul>
       )}
+      <PoiHistory clientId={clientId} poi={poi} />
       <FormError error={remove.errors.form} />
       <div className="actions">
         <button type="button" onClick={onEdit}>

@@ -71,3 +71,7 @@ export const useSearch = (clientId: string | undefined, q: string, categories: n
     enabled: !!clientId && (q !== '' || categories.length > 0),
     placeholderData: (previous) => previous,
   });
+
+/** A POI's changes and its reports', newest first, from the change log (refreshed with every view of the client's POIs). */
+export const usePoiHistory = (clientId: string, poi: number) =>
+  useQuery({ queryKey: [...poiKeys.one(clientId, poi), 'history'], queryFn: () => call('pois.history', { clientId, poi }) });
