@@ -5,6 +5,7 @@ export interface CliOptions {
   port?: string | undefined;
   host?: string | undefined;
   name?: string | undefined;
+  out?: string | undefined;
   client?: string | undefined;
   'implicit-flow'?: boolean | undefined;
   on?: boolean | undefined;

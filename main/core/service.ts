@@ -3,6 +3,7 @@ import { resolveCaller, type CallerOf, type Credentials } from './api/caller.js'
 import { apiHandlers, type ApiHandlers } from './api/handlers.js';
 import { consoleHandlers, type CoreOp, type Handlers } from './console/handlers.js';
 import { openServices, type CoreOptions, type Services } from './services.js';
+import type { Backups } from './backups/backups.js';
 import type { MapPackages } from './maps/packages.js';
 import type { OnlineTiles } from './tiles/online-tiles.js';
 import type { SettingsStore } from './settings/settings.js';
@@ -30,6 +31,8 @@ export interface Core {
   maps: Pick<MapPackages, 'importFile' | 'importSampleOnFirstStart' | 'uploadPath' | 'tile' | 'list'>;
   /** The online tile server's tiles through the data folder's cache. */
   onlineTiles: Pick<OnlineTiles, 'tile'>;
+  /** Backups: the CLI's backup and restore of any file, and the hosts' daily timer. */
+  backups: Pick<Backups, 'create' | 'restore' | 'list' | 'startDaily'>;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
   warmUp(): Promise<void>;
   close(): void;
@@ -45,8 +48,10 @@ export function coreOver(s: Services): Core {
     settings: s.settings,
     maps: s.maps,
     onlineTiles: s.onlineTiles,
+    backups: s.backups,
     warmUp: () => warmUp(s),
     close: () => {
+      s.backups.stopDaily();
       s.maps.close();
       s.tileCache.close();
       s.db.close();
