@@ -9,6 +9,7 @@ import { MIGRATIONS } from '../../main/core/store/migrations/index.js';
 import type { Answer, Input, OpName, Output } from '../../shared/contract.js';
 import { openCore, PinnedClock, type OpenCore } from '../support/core.js';
 import { tableDump } from '../support/table-dump.js';
+import { fileServer, writeLoad } from '../support/write-load.js';
 
 const dirs: string[] = [];
 const cores: OpenCore[] = [];
@@ -112,38 +113,19 @@ describe('backups of the live database', () => {
   });
 
   it('a backup taken under parallel HTTP writes passes integrity_check, and the service answers meanwhile', async () => {
-    const { poiFixture } = await import('../support/fixture.js');
-    const dir = mkdtempSync(join(tmpdir(), 'poi-backups-'));
+    // Enough pages that the online backup takes many steps (100 pages each) with writes between them.
+    const { f, dir } = await fileServer(800);
     dirs.push(dir);
-    const f = await poiFixture({ file: join(dir, 'poi.sqlite') });
     try {
-      // Enough pages that the online backup takes many steps (100 pages each) with writes between them.
-      const desc = 'x'.repeat(1000);
-      for (let batch = 0; batch < 20; batch++) {
-        await Promise.all(Array.from({ length: 40 }, (_, i) => f.addPoi({ name: `ballast ${batch}-${i}`, desc })));
-      }
       const pages = f.t.core.db.pragma('page_count', { simple: true });
       expect(pages).toBeGreaterThan(300);
-      let stop = false;
-      let answered = 0;
-      let answeredDuring = 0;
-      let backingUp = false;
-      const writer = async (w: number): Promise<void> => {
-        for (let n = 0; !stop; n++) {
-          await f.addPoi({ name: `load ${w}-${n}`, desc });
-          answered++;
-          if (backingUp) answeredDuring++;
-        }
-      };
-      const writers = Array.from({ length: 8 }, (_, w) => writer(w));
-      while (answered < 50) await new Promise((r) => setTimeout(r, 5));
-      backingUp = true;
-      const before = f.t.core.db.prepare('SELECT count(*) FROM pois').pluck().get() as number;
-      const backup = await f.t.core.backups.create('manual');
-      backingUp = false;
-      stop = true;
-      await Promise.all(writers);
-      const after = f.t.core.db.prepare('SELECT count(*) FROM pois').pluck().get() as number;
+      const load = writeLoad(f);
+      await load.more(50);
+      const count = (): number => f.t.core.db.prepare<[], number>('SELECT count(*) FROM pois').pluck().get() ?? 0;
+      const before = count();
+      const backup = await load.during(() => f.t.core.backups.create('manual'));
+      await load.stop();
+      const after = count();
       const copy = new BetterSqlite3(join(dir, 'backups', backup.name), { readonly: true });
       try {
         expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -153,8 +135,10 @@ describe('backups of the live database', () => {
       } finally {
         copy.close();
       }
+      const answeredDuring = load.answers.filter((a) => a.during && a.status === 200).length;
       console.log(`backup under load: ${pages} pages, ${answeredDuring} adds answered while it ran, ${after - before} POIs added meanwhile`);
       expect(answeredDuring).toBeGreaterThan(0);
+      expect(load.answers.every((a) => a.status === 200)).toBe(true);
     } finally {
       await f.t.close();
     }
@@ -197,6 +181,30 @@ describe('restore', () => {
     await op(core, 'pois.add', { clientId: a.clientId, fields: { lat: 1, lng: 1, name: 'after', categories: [7] } });
     expect(core.db.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(readdirSync(join(dir, 'backups')).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('under parallel HTTP writes: every write is answered at once (200, or 503 while the copy holds the lock) and the file stays sound', async () => {
+    const { f, dir } = await fileServer(400);
+    dirs.push(dir);
+    try {
+      const backup = await f.t.core.backups.create('manual');
+      const load = writeLoad(f);
+      await load.more(40);
+      await load.during(() => f.t.core.backups.restore(f.t.core.backups.pathOf(backup.name)));
+      await load.more(40);
+      await load.stop();
+      const statuses = [...new Set(load.answers.map((a) => a.status))].sort();
+      const slowest = Math.max(...load.answers.map((a) => a.ms));
+      console.log(`restore under load: ${load.answers.length} adds, statuses ${statuses.join(', ')}, slowest ${slowest.toFixed(0)} ms`);
+      expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+      // Without the restore's busy_timeout = 0, a write in the copy's first turn froze the service for 5 s.
+      expect(slowest).toBeLessThan(2_500);
+      expect(f.t.core.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      // The restored POIs are there, and the writes after it were made on top of them.
+      expect(f.t.core.db.prepare("SELECT count(*) FROM pois WHERE name LIKE 'ballast %'").pluck().get()).toBe(400);
+    } finally {
+      await f.t.close();
+    }
   });
 
   it('restores a file the CLI names (written with --out, which refuses to overwrite)', async () => {

@@ -39,13 +39,14 @@ export interface BackupsOptions {
  * the restored data, never a mix; the WAL stays consistent. Closing the core's connection and
  * renaming a file over `poi.sqlite` instead would leave every open connection (and the WAL and
  * shared-memory files beside it) pointing at the old inode, or mixing old WAL frames with a new
- * file. The price: the copy holds the write lock for its duration (a write arriving meanwhile waits
- * for it, up to the 5 s busy timeout).
+ * file. The price: the copy holds the write lock for its duration (see restore for the writes
+ * arriving meanwhile).
  */
 export class Backups {
   readonly folder: string | undefined;
   private running: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(private readonly o: BackupsOptions) {
     this.folder = o.file === undefined ? undefined : join(dirname(o.file), 'backups');
@@ -131,9 +132,17 @@ export class Backups {
         prepareCandidate(work, this.o.db, this.o.nativeBinding);
         const saved = await this.copyOut('before-restore', undefined);
         const candidate = new BetterSqlite3(work, { readonly: true, ...this.binding() });
+        // better-sqlite3 takes the live file's write lock in a first, empty step and copies in the
+        // next turn of the event loop. A write of this process in between would wait for the lock
+        // in the busy handler, blocking that very turn: 5 s of frozen service, then a failure. With
+        // no wait it is refused at once (503 STORAGE_BUSY, Retry-After: 1), as when another
+        // program holds the lock. Other processes wait as usual, and reads are never blocked.
+        const busyTimeout = Number(this.o.db.pragma('busy_timeout', { simple: true }));
+        this.o.db.pragma('busy_timeout = 0');
         try {
           await candidate.backup(file, { progress: () => ALL_PAGES });
         } finally {
+          this.o.db.pragma(`busy_timeout = ${busyTimeout}`);
           candidate.close();
         }
         this.o.forget();
@@ -165,21 +174,30 @@ export class Backups {
   }
 
   /**
-   * Checks hourly whether the daily backup is due (and once now): a computer that sleeps or is
-   * switched off at night still gets one within the hour of waking. The timer never keeps the
-   * process alive, and stops when the core closes.
+   * Checks whether the daily backup is due a minute after start (out of the way of start-up and
+   * warm-up), then hourly: a computer that sleeps or is switched off at night still gets one within
+   * the hour of running again. The timers never keep the process alive, and stop when the core
+   * closes; a backup cut short by closing is removed and not reported.
    */
   startDaily(): void {
     if (this.timer !== undefined || this.o.file === undefined) return;
+    this.stopped = false;
     const tick = (): void => {
-      this.dailyIfDue().catch((error: unknown) => console.error('daily backup failed:', error instanceof Error ? error.message : error));
+      this.dailyIfDue().catch((error: unknown) => {
+        if (!this.stopped) console.error('daily backup failed:', error instanceof Error ? error.message : error);
+      });
     };
-    tick();
-    this.timer = setInterval(tick, 60 * 60 * 1000);
+    this.timer = setTimeout(() => {
+      tick();
+      this.timer = setInterval(tick, 60 * 60 * 1000);
+      this.timer.unref();
+    }, 60 * 1000);
     this.timer.unref();
   }
 
   stopDaily(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
     clearInterval(this.timer);
     this.timer = undefined;
   }
