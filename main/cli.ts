@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { runBackup, runBackupsCommand, runRestore } from './cli/backup-commands.js';
 import { runClientCommand } from './cli/client-commands.js';
 import { runConsoleCommand } from './cli/console-commands.js';
 import { runMapCommand } from './cli/map-commands.js';
@@ -18,6 +19,9 @@ const USAGE = `Usage:
   npm run cli -- maps import FILE [--name NAME] [--data DIR]   (an .mbtiles or .pmtiles file)
   npm run cli -- maps list [--data DIR]
   npm run cli -- maps remove ID [--data DIR]
+  npm run cli -- backup [--out FILE] [--data DIR]
+  npm run cli -- backups list [--data DIR]
+  npm run cli -- restore FILE|NAME [--data DIR]   (a file, or the NAME of one in the folder's backups/)
 
 DIR defaults to $POI_DATA_DIR, else the per-user application-data folder.`;
 
@@ -30,6 +34,7 @@ export async function main(argv: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       name: { type: 'string' },
+      out: { type: 'string' },
       client: { type: 'string' },
       'implicit-flow': { type: 'boolean' },
       on: { type: 'boolean' },
@@ -38,7 +43,6 @@ export async function main(argv: string[]): Promise<number> {
       'nominatim-url': { type: 'string' },
       'geocode-timeout': { type: 'string' },
       format: { type: 'string' },
-      out: { type: 'string' },
       geocode: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'create-categories': { type: 'boolean' },
@@ -54,6 +58,9 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'client') return runClientCommand(sub, values);
   if (command === 'console') return runConsoleCommand(sub, values);
   if (command === 'pois') return runPoiCommand(sub, positionals.slice(2), values);
+  if (command === 'backup') return runBackup(values);
+  if (command === 'backups') return runBackupsCommand(sub, values);
+  if (command === 'restore') return runRestore(sub, values);
   if (command === 'maps') return runMapCommand(sub, positionals.slice(2), values);
   console.error(`Unknown command: ${command}\n\n${USAGE}`);
   return 2;

@@ -6,6 +6,7 @@ import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, Us
 import { tileImageSource } from './tiles.js';
 import { EXPORT_FORMATS } from './exports.js';
 import type { MapPackage } from './maps.js';
+import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
 
 /**
  * The one contract between the admin UI and the main process. Each operation is named once,
@@ -61,6 +62,19 @@ export const mapSettings = z.object({
     .max(MAX_TILE_CACHE_MB, `must be at most ${MAX_TILE_CACHE_MB} MB`)
     .default(DEFAULT_TILE_CACHE_MB),
 });
+
+/** How many daily backups the data folder keeps; 0 takes none. */
+export const backupSettings = z.object({
+  keepDaily: z
+    .number()
+    .int('must be a whole number of backups')
+    .min(0, 'must be 0 (no daily backups) or more')
+    .max(MAX_KEEP_DAILY, `must be at most ${MAX_KEEP_DAILY}`),
+});
+export type BackupSettings = z.output<typeof backupSettings>;
+
+/** A backup by the name the list gives: a file name in the data folder's backups/, never a path. */
+const backupName = z.string().max(200, 'must be at most 200 characters').regex(/^poi-[a-z-]+-[0-9TZ-]+\.sqlite$/, 'must be the name of a backup from the list');
 
 /** A box on the map, in degrees; `west` > `east` when it spans the antimeridian. */
 const box = {
@@ -142,6 +156,15 @@ export const operations = {
   /** The online tiles kept for offline use: how many, how much, and the limit. */
   'tiles.cacheStatus': z.object({}),
   'tiles.clearCache': z.object({}),
+
+  /** The backups in the data folder, newest first, and how many daily ones are kept. */
+  'backups.list': z.object({}),
+  /** Backs up now (SQLite's online backup: the service keeps answering). */
+  'backups.create': z.object({}),
+  /** Replaces the data with a backup's, after checking it and backing up the current state. */
+  'backups.restore': z.object({ name: backupName }),
+  'backups.remove': z.object({ name: backupName }),
+  'backups.configure': backupSettings,
 
   /** Desktop app only: a link the user clicked opens in the system browser (answered by the shell). */
   'app.openExternal': z.object({ url: z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters') }),
@@ -237,6 +260,12 @@ export interface Outputs {
   'settings.set': Settings;
   'tiles.cacheStatus': TileCacheStatus;
   'tiles.clearCache': TileCacheStatus;
+  'backups.list': BackupsView;
+  'backups.create': BackupInfo;
+  /** The backup of the state the restore replaced. */
+  'backups.restore': { restored: string; saved: BackupInfo };
+  'backups.remove': OkBody;
+  'backups.configure': BackupsView;
   'app.openExternal': OkBody;
 }
 export type Output<K extends OpName> = Outputs[K];

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +102,31 @@ describe('the CLI', () => {
     const missing = join(data, 'missing.csv');
     await expect(run(node, tsxArgs('main/cli.ts', 'pois', 'export', '--client', '00000000-0000-4000-8000-000000000000', '--format', 'csv', '--out', missing, '--data', data), { cwd: root })).rejects.toMatchObject({ code: 1 });
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it('backs up (to the folder, or --out FILE), lists the backups, and restores one, keeping the state it replaced', async () => {
+    const data = tempDir();
+    await cli(['client', 'add', '--name', 'before', '--data', data]);
+    const out = join(tempDir(), 'copy.sqlite');
+    expect(await cli(['backup', '--out', out, '--data', data])).toMatchObject({ kind: 'manual', path: out });
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    const inFolder = (await cli(['backup', '--data', data])) as { name: string; path: string };
+    expect(inFolder.path).toBe(join(data, 'backups', inFolder.name));
+    await cli(['client', 'add', '--name', 'after', '--data', data]);
+    const restored = (await cli(['restore', out, '--data', data])) as { saved: { kind: string; name: string } };
+    expect(restored.saved.kind).toBe('before-restore');
+    expect(((await cli(['client', 'list', '--data', data])) as Array<{ name: string }>).map((c) => c.name)).toEqual(['before']);
+    const list = (await cli(['backups', 'list', '--data', data])) as Array<{ name: string }>;
+    expect(list.map((b) => b.name)).toEqual(expect.arrayContaining([inFolder.name, restored.saved.name]));
+    // By name, from the folder: the state before the first restore comes back.
+    await cli(['restore', restored.saved.name, '--data', data]);
+    expect(((await cli(['client', 'list', '--data', data])) as Array<{ name: string }>).map((c) => c.name)).toEqual(['before', 'after']);
+    const junk = join(tempDir(), 'junk.sqlite');
+    writeFileSync(junk, 'not a database at all, just text '.repeat(200));
+    await expect(run(node, tsxArgs('main/cli.ts', 'restore', junk, '--data', data), { cwd: root })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('nothing was changed'),
+    });
   });
 
   it('fails with a message and a non-zero code on bad usage', async () => {

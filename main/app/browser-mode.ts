@@ -49,6 +49,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   if (status.state === 'listening') log(`API listening on ${status.addresses.join(', ')}`);
   if (status.error) log(`API listener: ${status.error}`);
   void core.warmUp();
+  core.backups.startDaily();
   return {
     url: consoleAddress(`http://127.0.0.1:${port}`, token()),
     stop: async () => {

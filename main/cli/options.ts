@@ -5,6 +5,7 @@ export interface CliOptions {
   port?: string | undefined;
   host?: string | undefined;
   name?: string | undefined;
+  out?: string | undefined;
   client?: string | undefined;
   'implicit-flow'?: boolean | undefined;
   on?: boolean | undefined;
@@ -13,7 +14,6 @@ export interface CliOptions {
   'nominatim-url'?: string | undefined;
   'geocode-timeout'?: string | undefined;
   format?: string | undefined;
-  out?: string | undefined;
   geocode?: boolean | undefined;
   'dry-run'?: boolean | undefined;
   'create-categories'?: boolean | undefined;

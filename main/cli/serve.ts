@@ -64,6 +64,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   }
   // Build the geocoding index and the map clusters now, not in the first requests that need them.
   void core.warmUp();
+  core.backups.startDaily();
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

@@ -6,6 +6,7 @@ import { openServices, type CoreOptions, type Services } from './services.js';
 import type { Readable } from 'node:stream';
 import { exportPois, type ExportFormat } from './exports/poi-export.js';
 import { importPois, type ImportOptions, type ImportReport } from './imports/poi-import.js';
+import type { Backups } from './backups/backups.js';
 import type { MapPackages } from './maps/packages.js';
 import type { OnlineTiles } from './tiles/online-tiles.js';
 import type { SettingsStore } from './settings/settings.js';
@@ -37,6 +38,8 @@ export interface Core {
   importPois(clientId: string, source: Readable, format: ExportFormat, options?: ImportOptions): Promise<ImportReport>;
   /** The online tile server's tiles through the data folder's cache. */
   onlineTiles: Pick<OnlineTiles, 'tile'>;
+  /** Backups: the CLI's backup and restore of any file, and the hosts' daily timer. */
+  backups: Pick<Backups, 'create' | 'restore' | 'list' | 'startDaily'>;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
   warmUp(): Promise<void>;
   close(): void;
@@ -54,8 +57,10 @@ export function coreOver(s: Services): Core {
     onlineTiles: s.onlineTiles,
     exportPois: (clientId, format) => exportPois(s, s.clients.requireId(clientId), format),
     importPois: (clientId, source, format, options) => importPois(s, clientId, source, format, options),
+    backups: s.backups,
     warmUp: () => warmUp(s),
     close: () => {
+      s.backups.stopDaily();
       s.maps.close();
       s.tileCache.close();
       s.db.close();

@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './members/abuse.js';
+import { Backups } from './backups/backups.js';
 import { Categories } from './categories/categories.js';
 import { ChangeLog } from './changes/change-log.js';
 import { Clients } from './clients/clients.js';
@@ -65,6 +66,8 @@ export interface Services {
   /** The online tile server's tiles, kept in the data folder for offline use. */
   onlineTiles: OnlineTiles;
   tileCache: TileCacheStore;
+  /** Backups of the database in the data folder's backups/, and restores. */
+  backups: Backups;
   /**
    * Runs synchronous reads in one read transaction. In WAL mode each statement outside a
    * transaction takes and drops the read lock on its own; one request's handful of statements
@@ -90,15 +93,29 @@ export function openServices(options: CoreOptions): Services {
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder);
   const queries = new PoiQueries(store, pois);
-  const watch = new DataWatch(db);
   const changes = new ChangeLog(db);
   const readTx = db.transaction((work: () => unknown) => work());
   const settings = new SettingsStore(db, writes);
   const onDisk = options.file !== ':memory:' && options.file !== '';
   const tileCache = new TileCacheStore(onDisk ? join(dirname(options.file), 'tile-cache.sqlite') : ':memory:', options.nativeBinding);
+  const watch = new DataWatch(db);
+  const backups = new Backups({
+    db,
+    file: onDisk ? options.file : undefined,
+    clock,
+    nativeBinding: options.nativeBinding,
+    keepDaily: () => settings.backups().keepDaily,
+    // What this process remembers of the data it replaced. The token cache follows PRAGMA
+    // data_version, which the restore's own connection moves.
+    forget: () => {
+      watch.forget();
+      store.forgetClientKeys();
+    },
+  });
   return {
     db,
     clock,
+    backups,
     clients,
     members,
     tokens,

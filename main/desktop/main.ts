@@ -83,6 +83,7 @@ app.whenReady().then(async () => {
   await listener.restore();
   createWindow();
   void opened.warmUp();
+  opened.backups.startDaily();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
   });

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { BackupsPanel } from './backups/BackupsPanel';
 import { CategoriesPanel } from './categories/CategoriesPanel';
 import { ClientsPanel } from './clients/ClientsPanel';
 import { useClients } from './clients/queries';
@@ -20,6 +21,7 @@ const TABS: Array<[PanelKind, string]> = [
   ['clients', 'Client applications'],
   ['listener', 'Listener'],
   ['settings', 'Settings'],
+  ['backups', 'Backups'],
 ];
 
 export function App() {
@@ -152,7 +154,8 @@ export function App() {
           {panel.kind === 'clients' && <ClientsPanel selected={clientId} onSelect={selectClient} />}
           {panel.kind === 'listener' && <ListenerPanel />}
           {panel.kind === 'settings' && <SettingsPanel />}
-          {!clientId && panel.kind !== 'clients' && panel.kind !== 'listener' && panel.kind !== 'settings' && (
+          {panel.kind === 'backups' && <BackupsPanel />}
+          {!clientId && panel.kind !== 'clients' && panel.kind !== 'listener' && panel.kind !== 'settings' && panel.kind !== 'backups' && (
             <p>No client application yet. Open “Client applications” to create one.</p>
           )}
         </aside>

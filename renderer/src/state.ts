@@ -11,7 +11,8 @@ export type Panel =
   | { kind: 'categories' }
   | { kind: 'clients' }
   | { kind: 'listener' }
-  | { kind: 'settings' };
+  | { kind: 'settings' }
+  | { kind: 'backups' };
 
 export type PanelKind = Panel['kind'];
 

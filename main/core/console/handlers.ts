@@ -1,4 +1,5 @@
 import type { OpName, Output, ValidInput } from '../../../shared/contract.js';
+import { backupsConsole } from '../backups/console.js';
 import { categoriesConsole } from '../categories/console.js';
 import { clientsConsole } from '../clients/console.js';
 import { mapsConsole } from '../maps/console.js';
@@ -35,5 +36,6 @@ export function consoleHandlers(core: Services): Handlers<CoreOp> {
     ...membersConsole(core),
     ...settingsConsole(core),
     ...tilesConsole(core),
+    ...backupsConsole(core),
   };
 }

@@ -20,6 +20,8 @@ export class DataWatch {
   private readonly scan: Statement<[number], Scan>;
   private scannedTo = 0;
   private last = 0;
+  /** Restores made by this process: the version differs after one even where the log's numbers meet again. */
+  private restores = 0;
 
   constructor(db: Database) {
     this.scan = db.prepare<[number], Scan>(
@@ -39,6 +41,13 @@ export class DataWatch {
     }
     if (hit !== null) this.last = hit;
     if (top !== null) this.scannedTo = top;
-    return String(this.last);
+    return this.restores === 0 ? String(this.last) : `${this.restores}.${this.last}`;
+  }
+
+  /** After a restore put other data in place: the next read rescans the log from its start. */
+  forget(): void {
+    this.restores += 1;
+    this.scannedTo = 0;
+    this.last = 0;
   }
 }

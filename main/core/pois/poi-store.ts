@@ -127,6 +127,11 @@ export class PoiStore {
     return ids.map((id) => byId.get(id)).filter((r): r is PoiRow => r !== undefined);
   }
 
+  /** After a restore: the restored file's rowids may be another's (a backup of another computer). */
+  forgetClientKeys(): void {
+    this.clientKeys.clear();
+  }
+
   /** The client's key in the R*Tree: its rowid, which never changes. */
   private clientKey(clientId: string): number {
     let key = this.clientKeys.get(clientId);

@@ -7,10 +7,13 @@ import {
   DEFAULT_TILE_CACHE_MB,
   DEFAULT_TILE_URL,
   LISTENER_SCOPES,
+  backupSettings,
   mapSettings,
+  type BackupSettings,
   type ListenerScope,
   type Settings,
 } from '../../../shared/contract.js';
+import { DEFAULT_KEEP_DAILY } from '../../../shared/backups.js';
 import { fromHtmlAttribution } from './html-credit.js';
 
 export interface ListenerSettings {
@@ -30,6 +33,7 @@ export const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, 
 
 const schemas = {
   map: mapSettings,
+  backups: backupSettings,
   listener: z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535), scope: z.enum(LISTENER_SCOPES) }),
 };
 
@@ -66,6 +70,17 @@ export class SettingsStore {
     const value = JSON.stringify(schemas.map.parse(settings));
     this.writes.now(CONSOLE, () => this.write.run('map', value));
     return this.map();
+  }
+
+  /** Stored apart from the map's, so that settings saved before backups existed read as they were. */
+  backups(): BackupSettings {
+    return this.get('backups', schemas.backups, { keepDaily: DEFAULT_KEEP_DAILY });
+  }
+
+  setBackups(settings: z.input<typeof backupSettings>): BackupSettings {
+    const value = JSON.stringify(schemas.backups.parse(settings));
+    this.writes.now(CONSOLE, () => this.write.run('backups', value));
+    return this.backups();
   }
 
   listener(): ListenerSettings {

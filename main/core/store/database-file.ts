@@ -57,30 +57,37 @@ export function createPrivateFile(path: string): void {
   closeSync(openSync(path, 'wx', PRIVATE_FILE_MODE));
 }
 
-/** The backups kept next to the database (`poi.sqlite.v3-2026-...bak`), newest first. */
-export function backupsOf(file: string): Array<{ path: string; bytes: number; modified: Date }> {
-  const dir = dirname(file);
-  const prefix = `${basename(file)}.`;
+type BackupFile = { path: string; bytes: number; modified: Date };
+
+/** The files of a folder whose names pass `keep`, with their size and time; none when there is no folder. */
+function filesIn(dir: string, keep: (name: string) => boolean): BackupFile[] {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return [];
   }
-  return names
-    .filter((name) => name.startsWith(prefix) && name.endsWith('.bak'))
-    .map((name) => {
-      const stat = statSync(join(dir, name));
-      return { path: join(dir, name), bytes: stat.size, modified: stat.mtime };
-    })
-    .sort((a, b) => b.modified.getTime() - a.modified.getTime());
+  return names.filter(keep).map((name) => {
+    const stat = statSync(join(dir, name));
+    return { path: join(dir, name), bytes: stat.size, modified: stat.mtime };
+  });
 }
 
+/** The backups kept next to the database (`poi.sqlite.v3-2026-...bak`), newest first. */
+export function backupsOf(file: string): BackupFile[] {
+  const prefix = `${basename(file)}.`;
+  return filesIn(dirname(file), (name) => name.startsWith(prefix) && name.endsWith('.bak')).sort((a, b) => b.modified.getTime() - a.modified.getTime());
+}
+
+/** The backups the application took (`backups/` beside the database: daily, by hand, before a restore). */
+const takenBackups = (file: string): BackupFile[] => filesIn(join(dirname(file), 'backups'), (name) => name.startsWith('poi-') && name.endsWith('.sqlite'));
+
 function restoreAdvice(file: string): string {
-  const backups = backupsOf(file);
+  // The restore command opens the database it restores into, so a damaged one is replaced by hand.
+  const backups = [...backupsOf(file), ...takenBackups(file)].sort((a, b) => b.modified.getTime() - a.modified.getTime());
   if (backups.length === 0) return `No backup of it exists next to it (${dirname(file)}).`;
   const list = backups.map((b) => `  ${b.path}  (${b.bytes} bytes, ${b.modified.toISOString()})`).join('\n');
-  return `Backups next to it, newest first:\n${list}\nTo restore one, stop the application and copy it over ${file} (remove ${basename(file)}-wal and ${basename(file)}-shm too).`;
+  return `Backups of it, newest first:\n${list}\nTo restore one, stop the application and copy it over ${file} (remove ${basename(file)}-wal and ${basename(file)}-shm too).`;
 }
 
 export const emptyFileError = (file: string): DatabaseFileError =>
