@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ErrorBody, OkBody } from './errors.js';
 import { clientName, loginInput, pageInput, registerInput, updateMemberInput } from './schemas/members.js';
-import { addPoiInput, categoryDescription, categoryId, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
-import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, UserReply, WarningReply } from './wire.js';
+import { addPoiInput, categoryDescription, categoryId, lat, lng, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
+import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, PossibleDuplicate, UserReply, WarningReply } from './wire.js';
 import { tileImageSource } from './tiles.js';
 import type { MapPackage } from './maps.js';
 
@@ -103,6 +103,11 @@ export const operations = {
   'pois.update': z.object({ ...forClient, fields: updatePoiInput }),
   'pois.delete': z.object({ ...forClient, poi: poiId }),
   'pois.search': z.object({ ...forClient, filter: whereInput }),
+  /**
+   * The client's POIs within 50 m with a similar name, asked by the add and edit forms while the
+   * user types (`except`: the POI being edited). A name still empty or only spaces finds none.
+   */
+  'pois.duplicates': z.object({ ...forClient, lat, lng, name: z.string().max(255, 'must be at most 255 characters'), except: poiId.optional() }),
   'warnings.list': z.object({ ...forClient, poi: poiId }),
   'pois.history': z.object({ ...forClient, poi: poiId }),
 
@@ -201,6 +206,7 @@ export interface Outputs {
   'pois.update': PoiReply;
   'pois.delete': OkBody;
   'pois.search': PoiReply[];
+  'pois.duplicates': PossibleDuplicate[];
   'warnings.list': WarningReply[];
   'pois.history': ChangeReply[];
   'members.list': UserReply[];
