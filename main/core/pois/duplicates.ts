@@ -32,8 +32,11 @@ export function comparableName(name: string): string {
  * (ratio >= 0.8 of the longer one), or one found as whole words inside the other.
  */
 export function similarNames(a: string, b: string): boolean {
-  const x = comparableName(a);
-  const y = comparableName(b);
+  return similarComparable(comparableName(a), comparableName(b));
+}
+
+/** `similarNames` of names already in comparable form (the probe's is folded once, not per candidate). */
+function similarComparable(x: string, y: string): boolean {
   if (x === '' || y === '') return false;
   if (x === y) return true;
   const longest = Math.max(x.length, y.length);
@@ -54,12 +57,13 @@ export interface DuplicateProbe {
  * never refuse the add.
  */
 export function possibleDuplicates(store: PoiStore, clientId: string, probe: DuplicateProbe, exceptId?: number): PossibleDuplicate[] {
-  if (comparableName(probe.name) === '') return [];
+  const key = comparableName(probe.name);
+  if (key === '') return [];
   const near = nearest(store, clientId, { lat: probe.lat, lng: probe.lng, radius: DUPLICATE_RADIUS_M, total: CANDIDATES + 1 }).filter((f) => f.id !== exceptId);
   if (near.length === 0) return [];
-  const names = new Map(store.rows(clientId, near.map((f) => f.id)).map((row) => [row.id, row.name]));
+  const names = store.names(clientId, near.map((f) => f.id));
   return near.flatMap((f) => {
     const name = names.get(f.id);
-    return name !== undefined && similarNames(probe.name, name) ? [{ id: f.id, name, distance_m: Math.round(f.d) }] : [];
+    return name !== undefined && similarComparable(key, comparableName(name)) ? [{ id: f.id, name, distance_m: Math.round(f.d) }] : [];
   });
 }
