@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ErrorBody, OkBody } from './errors.js';
 import { clientName, loginInput, pageInput, registerInput, updateMemberInput } from './schemas/members.js';
-import { addPoiInput, categoryDescription, categoryId, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
-import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, UserReply, WarningReply } from './wire.js';
+import { addPoiInput, categoryDescription, categoryId, lat, lng, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
+import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, PossibleDuplicate, UserReply, WarningReply } from './wire.js';
 import { tileImageSource } from './tiles.js';
 import { EXPORT_FORMATS } from './exports.js';
 import type { MapPackage } from './maps.js';
@@ -126,6 +126,11 @@ export const operations = {
     after: poiId.optional(),
     limit: z.number().int().min(1).max(100),
   }),
+  /**
+   * The client's POIs within 50 m with a similar name, asked by the add and edit forms while the
+   * user types (`except`: the POI being edited). A name still empty or only spaces finds none.
+   */
+  'pois.duplicates': z.object({ ...forClient, lat, lng, name: z.string().max(255, 'must be at most 255 characters'), except: poiId.optional() }),
   'warnings.list': z.object({ ...forClient, poi: poiId }),
   /** Every open report of the client's POIs, oldest first. */
   'warnings.open': z.object(forClient),
@@ -242,6 +247,7 @@ export interface Outputs {
   'pois.delete': OkBody;
   'pois.search': PoiReply[];
   'pois.searchPage': { total: number; pois: PoiReply[] };
+  'pois.duplicates': PossibleDuplicate[];
   'warnings.list': WarningReply[];
   'warnings.open': WarningReply[];
   'warnings.apply': PoiReply;

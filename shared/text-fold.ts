@@ -17,3 +17,12 @@ const ACCENTS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\uf
 export function foldText(text: string): string {
   return text.normalize('NFKD').replace(ACCENTS, '').toLowerCase().toUpperCase().toLowerCase().normalize('NFC');
 }
+
+/**
+ * The form two names are compared in to tell whether they are the same name (categories, client
+ * applications): folded as above, with runs of white space made one space and the ends trimmed,
+ * so `Café  ` and `CAFE` are the same name.
+ */
+export function sameNameKey(text: string): string {
+  return foldText(text).replace(/\s+/gu, ' ').trim();
+}

@@ -30,3 +30,11 @@ export interface NewClient {
   implicit_flow: boolean;
   admin_token: string;
 }
+
+/** A POI of the same client close to a POI being added, with a similar name: a warning, never a refusal. */
+export interface PossibleDuplicate {
+  id: number;
+  name: string;
+  /** Rounded to the metre. */
+  distance_m: number;
+}

@@ -1,5 +1,6 @@
 import { API, type ApiName, type ApiOperation, type Verb } from '../../shared/api/operations.js';
 import { ServiceError, validate } from '../core/errors.js';
+import type { ReplyHeader } from '../core/api/handlers.js';
 import type { Core } from '../core/service.js';
 import { HeavyLane } from './heavy-lane.js';
 import type { WireParams } from './params.js';
@@ -101,7 +102,8 @@ export class ApiRunner {
 
   constructor(private readonly core: Core) {}
 
-  run({ route, pathArgs }: Resolved, params: WireParams, origin: string): unknown {
+  /** `header` adds a header to the reply (see ReplyHeader). */
+  run({ route, pathArgs }: Resolved, params: WireParams, origin: string, header?: ReplyHeader): unknown {
     const answer = (): unknown => {
       const caller = this.core.resolveCaller(route.operation.access, {
         accessToken: params.text('access_token'),
@@ -109,8 +111,8 @@ export class ApiRunner {
         origin,
       });
       const input = validate(route.operation.input, wireInput(route.keys, params, pathArgs));
-      const handler = this.core.api[route.name] as (caller: unknown, input: unknown) => unknown;
-      return handler(caller, input);
+      const handler = this.core.api[route.name] as (caller: unknown, input: unknown, header?: ReplyHeader) => unknown;
+      return handler(caller, input, header);
     };
     const inTransaction = (): unknown => (route.operation.reads ? this.core.read(answer) : answer());
     return route.operation.heavy ? this.heavy.run(inTransaction) : inTransaction();

@@ -185,7 +185,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (this.options.console) await mountConsole(app, this.options.console);
     if (this.options.api === false) return app;
     await mountApiDescription(app);
-    app.all('*', async (request) => {
+    app.all('*', async (request, reply) => {
       const url = request.raw.url ?? '/';
       const q = url.indexOf('?');
       const pathname = q === -1 ? url : url.slice(0, q);
@@ -193,7 +193,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       const body = request.body as ParsedBody | undefined;
       const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
       const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), entries);
-      return this.runner.run(operation, params, request.ip);
+      return this.runner.run(operation, params, request.ip, (name, value) => void reply.header(name, value));
     });
     return app;
   }

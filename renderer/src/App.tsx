@@ -115,6 +115,7 @@ export function App() {
               focusFirst={panel.byKeyboard === true}
               onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id, saved: true })}
               onCancel={() => setPanel({ kind: 'search' })}
+              onOpenPoi={(poi) => setPanel({ kind: 'poi', poi })}
             />
           )}
           {panel.kind === 'poi' && clientId && (
@@ -134,6 +135,7 @@ export function App() {
               poiId={panel.poi}
               onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id, saved: true })}
               onCancel={() => setPanel({ kind: 'poi', poi: panel.poi })}
+              onOpenPoi={(poi) => setPanel({ kind: 'poi', poi })}
             />
           )}
           {panel.kind === 'search' && clientId && (

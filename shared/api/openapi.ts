@@ -127,7 +127,13 @@ export function openApiDocument(): Json {
               },
             }),
         responses: {
-          '200': { description: 'Done', content: { 'application/json': { schema: replies.replyOf(name) } } },
+          '200': {
+            description: 'Done',
+            content: { 'application/json': { schema: replies.replyOf(name) } },
+            ...(op.headers
+              ? { headers: Object.fromEntries(Object.entries(op.headers).map(([h, description]) => [h, { description, schema: { type: 'string' } }])) }
+              : {}),
+          },
           ...Object.fromEntries(
             [...byStatus].map(([status, codes]) => [
               String(status),

@@ -31,7 +31,12 @@ export interface ApiOperation {
   summary: string;
   /** The refusals particular to this operation (those of its access level and input come with them). */
   errors: readonly ErrorCode[];
+  /** Headers a reply may carry, by name, each with what it says (the body's shape is old clients'). */
+  headers?: Readonly<Record<string, string>>;
 }
+
+/** On an add.json reply: ids of the client's POIs within 50 m with a similar name, nearest first. */
+export const POSSIBLE_DUPLICATES_HEADER = 'X-Possible-Duplicates';
 
 /** Operations the spec documents as GET were also called with POST by real clients. */
 const GET_OR_POST = ['GET', 'POST'] as const;
@@ -82,7 +87,11 @@ export const API = {
 
   'pois.add': {
     path: 'pois/add', verbs: GET_OR_POST, access: 'member', input: addPoiInput, reply: poiReply, reads: false,
-    summary: 'Add a POI (spec 4.1)', errors: ['NOT_FOUND'],
+    summary: 'Add a POI (spec 4.1); never refused for being a possible duplicate, only flagged in a header', errors: ['NOT_FOUND'],
+    headers: {
+      [POSSIBLE_DUPLICATES_HEADER]:
+        "Only when there are some: the ids of the client's POIs within 50 m whose names are similar (case, accents and punctuation folded), nearest first, separated by commas",
+    },
   },
   'pois.update': {
     path: 'pois/update', verbs: GET_OR_POST, access: 'admin', input: updatePoiInput, reply: poiReply, reads: false,
@@ -115,11 +124,11 @@ export const API = {
   },
   'categories.add': {
     path: 'pois/categories/add', verbs: GET_OR_POST, access: 'admin', input: z.object({ desc: categoryDescription }), reply: categoryReply,
-    reads: false, summary: 'Add a category of the client', errors: [],
+    reads: false, summary: 'Add a category of the client; a name one of its categories or a system one has (case and accents folded) is refused', errors: ['ALREADY_EXISTS'],
   },
   'categories.update': {
     path: 'pois/categories/update', verbs: GET_OR_POST, access: 'admin', input: categoryRef.extend({ desc: categoryDescription }),
-    reply: categoryReply, reads: false, summary: "Rename one of the client's categories", errors: ['NOT_FOUND'],
+    reply: categoryReply, reads: false, summary: "Rename one of the client's categories (not to another's name)", errors: ['NOT_FOUND', 'ALREADY_EXISTS'],
   },
   'categories.delete': {
     path: 'pois/categories/delete', verbs: GET_OR_POST, access: 'admin', input: categoryRef, reply: okReply, reads: false,

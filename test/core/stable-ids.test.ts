@@ -26,7 +26,7 @@ describe('ids are never reused', () => {
     const category = core.categories.add(c, { desc: 'Mine' });
     core.categories.remove(c, category.Id);
     core.db.prepare('DELETE FROM categories WHERE id = ?').run(category.Id);
-    expect(core.categories.add(c, { desc: 'Other' }).Id).toBeGreaterThan(category.Id);
+    expect(core.categories.add(c, { desc: 'Another of mine' }).Id).toBeGreaterThan(category.Id);
 
     const w = core.warnings.add(null, { poi: first.id, type: 'CLOSED' });
     core.warnings.remove([first.id], undefined);

@@ -41,7 +41,11 @@ test('a token refused while a form is open: the form keeps what was typed and sa
   const box = (await map.boundingBox())!;
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
   const form = page.getByRole('form', { name: 'Add POI' });
+  // The form asks for possible duplicates once the name is typed: let that answer come while the
+  // token is still good, so that the refusal this test is about is Save's.
+  const duplicatesAsked = page.waitForResponse((r) => r.url().endsWith('/console/api/pois.duplicates'));
   await form.getByLabel('Name', { exact: true }).fill('Typed before the refusal');
+  await duplicatesAsked;
   await form.getByLabel('Description', { exact: true }).fill('Kept through the token dialog');
   await form.getByLabel('Categories', { exact: true }).selectOption(['7']);
   // The tab now holds a token the console refuses, as after `console rotate-token`.

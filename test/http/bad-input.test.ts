@@ -261,13 +261,15 @@ describe('bad input never gets a 5xx, a hang, a non-JSON answer, or a change of 
   }, 120_000);
 
   it('gives back stored strings byte-for-byte, whatever the encoding', async () => {
+    let categoriesAdded = 0;
     const encodings = fc.constantFrom<Req['body']>('none', 'form', 'multipart', 'json');
     const fields = fc.record({
       name: nastyText(255, 1), desc: nastyText(1024), address: nastyText(255), cross_street: nastyText(255), city: nastyText(100),
       country: nastyText(100), postal_code: nastyText(12), phone: nastyText(20), twitter: nastyText(50),
     });
     await withKnownBugs(() => fc.assert(
-      fc.asyncProperty(fields, nastyText(100, 1), encodings, encodings, async (values, desc, addBody, getBody) => {
+      // 100 characters at most, with the number in front (up to `#999 `).
+      fc.asyncProperty(fields, nastyText(95, 1), encodings, encodings, async (values, desc, addBody, getBody) => {
         await ensureWorld();
         const sent: Record<string, string> = addBody === 'json' ? values : Object.fromEntries(Object.entries(values).map(([k, v]) => [k, wellFormed(v)]));
         const call = async (path: string, body: BodyKind, params: Record<string, string>): Promise<Record<string, unknown>> => {
@@ -293,8 +295,10 @@ describe('bad input never gets a 5xx, a hang, a non-JSON answer, or a change of 
             expect(got[reply], `get ${k}`).toBe(v === '' ? null : v);
           }
         }
-        const cat = await call('/1/pois/categories/add.json', addBody, { oauth_token: '⟦ADMIN⟧', desc: wellFormed(desc) });
-        expect(cat.Description).toBe(wellFormed(desc));
+        // Numbered: two categories of one client may not share a name (folded), and the fuzzer repeats itself.
+        const named = `#${++categoriesAdded} ${wellFormed(desc)}`;
+        const cat = await call('/1/pois/categories/add.json', addBody, { oauth_token: '⟦ADMIN⟧', desc: named });
+        expect(cat.Description).toBe(named);
       }),
       { numRuns: 150, seed: SEED, endOnFailure: true },
     ));

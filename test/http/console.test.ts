@@ -122,6 +122,33 @@ describe('browser mode: the console behind its token', () => {
   });
 });
 
+describe('the console: possible duplicates for the form; names that must differ', () => {
+  const call = async (name: string, input: unknown) => {
+    const r = await op(name, input);
+    return { status: r.status, body: (await r.json()) as { ok: boolean; value?: unknown; error?: unknown } };
+  };
+
+  it('pois.duplicates lists similar names within 50 m with their distance, leaving out the POI being edited', async () => {
+    const clientId = core.clients.create({ name: 'Guía' }).client_id;
+    const prado = await core.pois.add(clientId, null, { lat: 40.41378, lng: -3.69213, name: 'Museo del Prado', categories: [6], geocode: false });
+    const found = await call('pois.duplicates', { clientId, lat: 40.41378 + 12 / 111_195, lng: -3.69213, name: 'museo del prado.' });
+    expect(found.body).toEqual({ ok: true, value: [{ id: prado.id, name: 'Museo del Prado', distance_m: 12 }] });
+    expect((await call('pois.duplicates', { clientId, lat: 40.41378, lng: -3.69213, name: 'Museo del Prado', except: prado.id })).body).toEqual({ ok: true, value: [] });
+    expect((await call('pois.duplicates', { clientId, lat: 40.41378, lng: -3.69213, name: '' })).body).toEqual({ ok: true, value: [] });
+  });
+
+  it('refuses a category or a client application named as another, with 409', async () => {
+    const clientId = core.clients.create({ name: 'Ayuntamiento' }).client_id;
+    expect((await call('categories.add', { clientId, desc: 'Fuentes' })).body.ok).toBe(true);
+    const again = await call('categories.add', { clientId, desc: 'fuentes' });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ ok: false, error: { code: 409, description: 'EXCEPTION_ALREADY_EXISTS', parameter: 'desc' } });
+    const client = await call('clients.create', { name: 'AYUNTAMIENTO' });
+    expect(client.status).toBe(409);
+    expect(client.body).toMatchObject({ ok: false, error: { code: 409, description: 'EXCEPTION_ALREADY_EXISTS', parameter: 'name' } });
+  });
+});
+
 describe('the dispatch used by IPC', () => {
   it('answers {ok:false} with catalog errors, never throws', async () => {
     const invoke = createInvoke(core, listener, () => undefined);

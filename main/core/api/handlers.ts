@@ -6,9 +6,15 @@ import { warningsApi } from '../warnings/api.js';
 import type { Services } from '../services.js';
 import type { CallerOf } from './caller.js';
 
+/**
+ * Adds a header to the HTTP reply: the way an operation tells new clients more where old clients
+ * parse the body's keys and it must stay as it was (api-extensions.md). Absent outside HTTP.
+ */
+export type ReplyHeader = (name: string, value: string) => void;
+
 /** One function per operation of the API table, given the resolved caller and the checked input. */
 export type ApiHandlers = {
-  [K in ApiName]: (caller: CallerOf<(typeof API)[K]['access']>, input: ApiInput<K>) => ApiReply<K> | Promise<ApiReply<K>>;
+  [K in ApiName]: (caller: CallerOf<(typeof API)[K]['access']>, input: ApiInput<K>, header?: ReplyHeader) => ApiReply<K> | Promise<ApiReply<K>>;
 };
 
 /** The parts of the core the API's handlers use. */

@@ -4,6 +4,7 @@ import type { CategoryReply } from '../../../shared/wire.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
+import { sameNameKey } from '../../../shared/text-fold.js';
 
 interface CategoryRow {
   id: number;
@@ -18,6 +19,23 @@ export const categoryReply = (row: Pick<CategoryRow, 'id' | 'client_id' | 'descr
   is_system_category: row.client_id === null,
 });
 
+
+/**
+ * A client's live category (or a system one) that already has this name, case, accents and
+ * spacing folded; `except` is the category being renamed. Checked in the write path, not by a
+ * unique index: databases written before the rule may hold such pairs, and they still open.
+ */
+function sameName(rows: readonly CategoryRow[], desc: string, except?: number): CategoryRow | undefined {
+  const key = sameNameKey(desc);
+  return rows.find((row) => row.id !== except && sameNameKey(row.description) === key);
+}
+
+const alreadyExists = (row: CategoryRow): ServiceError =>
+  new ServiceError(
+    'ALREADY_EXISTS',
+    `${row.client_id === null ? 'the system category' : 'category'} ${row.id} is already named “${row.description}”`,
+    'desc',
+  );
 
 const notFound = (id: number): ServiceError =>
   new ServiceError('NOT_FOUND', `no category ${id} in this client application`, 'category');
@@ -68,13 +86,19 @@ export class Categories {
 
   add(clientId: string, { desc }: { desc: string }, actor: Actor = CONSOLE): CategoryReply {
     const now = this.clock.now();
-    const id = this.writes.now(actor, () => Number(this.insert.run(newUuid(), clientId, desc, now, now).lastInsertRowid));
+    const id = this.writes.now(actor, () => {
+      this.assertNameFree(clientId, desc);
+      return Number(this.insert.run(newUuid(), clientId, desc, now, now).lastInsertRowid);
+    });
     return categoryReply({ id, client_id: clientId, description: desc });
   }
 
   update(clientId: string, id: number, { desc }: { desc: string }, actor: Actor = CONSOLE): CategoryReply {
     const row = this.editable(clientId, id);
-    this.writes.now(actor, () => this.rename.run(desc, this.clock.now(), row.id));
+    this.writes.now(actor, () => {
+      this.assertNameFree(clientId, desc, row.id);
+      this.rename.run(desc, this.clock.now(), row.id);
+    });
     return categoryReply({ ...row, description: desc });
   }
 
@@ -82,6 +106,12 @@ export class Categories {
     const row = this.editable(clientId, id);
     const now = this.clock.now();
     this.writes.now(actor, () => this.softDelete.run(now, now, row.id));
+  }
+
+  /** Inside the write, so that two adds of one name at once cannot both pass. */
+  private assertNameFree(clientId: string, desc: string, except?: number): void {
+    const taken = sameName(this.listAll.all(clientId), desc, except);
+    if (taken) throw alreadyExists(taken);
   }
 
   private editable(clientId: string, id: number): CategoryRow {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { clientName } from '../../../shared/schemas/members.js';
+import { sameNameKey } from '../../../shared/text-fold.js';
 import { formatIso } from '../../../shared/time.js';
 import type { ClientSummary, NewClient } from '../../../shared/wire.js';
 import type { Clock } from '../clock.js';
@@ -51,6 +52,11 @@ export class Clients {
     const id = randomUUID();
     const implicitFlow = input.implicitFlow === true;
     const adminToken = this.writes.now(CONSOLE, () => {
+      // Inside the write; a check rather than a unique index, so databases that already hold two
+      // clients of one name still open (the picker tells them apart by their client_id).
+      const key = sameNameKey(name);
+      const twin = this.all.all().find((row) => sameNameKey(row.name) === key);
+      if (twin) throw new ServiceError('ALREADY_EXISTS', `a client application is already named “${twin.name}” (${twin.id})`, 'name');
       const now = this.clock.now();
       this.insert.run(id, name, implicitFlow ? 1 : 0, now, now);
       return this.tokens.issue(id, 'admin', null, null);

@@ -1,12 +1,19 @@
-import type { ApiName } from '../../../shared/api/operations.js';
+import { POSSIBLE_DUPLICATES_HEADER, type ApiName } from '../../../shared/api/operations.js';
 import type { ApiHandlers, ApiParts } from '../api/handlers.js';
 import { OK_BODY } from '../../../shared/errors.js';
 import { actorOf } from '../tokens/tokens.js';
 
+
 /** POIs (spec 4.1, 4.2 and api-extensions.md): any token of the client reads and adds; its administrator updates, deletes and reads the history. */
 export function poisApi(c: ApiParts): Pick<ApiHandlers, Extract<ApiName, `pois.${string}`>> {
   return {
-    'pois.add': ({ principal }, input) => c.pois.add(principal.clientId, c.tokens.author(principal), input),
+    'pois.add': async ({ principal }, input, header) => {
+      const poi = await c.pois.add(principal.clientId, c.tokens.author(principal), input);
+      // Never a refusal, and not in the body, whose keys old clients parse: a header new clients may read.
+      const twins = c.queries.duplicates(principal.clientId, input, poi.id);
+      if (twins.length > 0) header?.(POSSIBLE_DUPLICATES_HEADER, twins.map((t) => t.id).join(','));
+      return poi;
+    },
     'pois.update': ({ principal }, input) => c.pois.update(principal.clientId, input, c.tokens.author(principal)),
     'pois.get': ({ principal }, { poi }) => c.pois.get(principal.clientId, poi),
     'pois.near': ({ principal }, input) => c.queries.near(principal.clientId, input),

@@ -2,7 +2,7 @@ import type { CoreOp, Handlers } from '../console/handlers.js';
 import { OK_BODY } from '../../../shared/errors.js';
 import type { Services } from '../services.js';
 
-/** POIs of any client application: the map, one POI, search, add, update, delete, history. */
+/** POIs of any client application: the map, one POI, search, possible duplicates, add, update, delete, history. */
 export function poisConsole(core: Services): Handlers<Extract<CoreOp, `pois.${string}`>> {
   return {
     'pois.map': (i) => core.clusters.view(core.clients.requireId(i.clientId), i),
@@ -14,6 +14,7 @@ export function poisConsole(core: Services): Handlers<Extract<CoreOp, `pois.${st
       core.pois.remove(core.clients.requireId(i.clientId), i.poi);
       return OK_BODY;
     },
+    'pois.duplicates': (i) => core.queries.duplicates(core.clients.requireId(i.clientId), i, i.except),
     'pois.search': (i) => core.queries.where(core.clients.requireId(i.clientId), i.filter),
     'pois.searchPage': (i) => core.read(() => core.queries.page(core.clients.requireId(i.clientId), i)),
     'pois.history': (i) => core.changes.poiHistory(core.clients.requireId(i.clientId), i.poi),

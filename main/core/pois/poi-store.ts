@@ -60,6 +60,7 @@ export class PoiStore {
   private readonly linksTo: Statement<[string, number], number>;
   private readonly withCategories: Statement<[string, string], Position>;
   private readonly byIds: Statement<[string, string], PoiRow>;
+  private readonly namesOf: Statement<[string, string], { id: number; name: string }>;
   private readonly markersInBox: Statement<unknown[], Marker>;
   private readonly clientKeyStmt: Statement<[string], number>;
   private readonly clientKeys = new Map<string, number>();
@@ -97,6 +98,8 @@ export class PoiStore {
        WHERE pc.category_id IN (SELECT value FROM json_each(?)) AND p.client_id = ?`,
     );
     this.byIds = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id IN (SELECT value FROM json_each(?))`);
+    // Driven from the list of ids (CROSS JOIN), each a primary-key lookup.
+    this.namesOf = db.prepare('SELECT p.id, p.name FROM json_each(?) j CROSS JOIN pois p ON p.id = j.value WHERE p.client_id = ?');
     this.markersInBox = db.prepare(
       `SELECT p.id, p.lat, p.lng, p.name FROM pois_rtree r CROSS JOIN pois p ON p.id = r.id
        WHERE ${inTree} AND p.client_id = ? AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ? LIMIT ?`,
@@ -130,6 +133,12 @@ export class PoiStore {
   /** After a restore: the restored file's rowids may be another's (a backup of another computer). */
   forgetClientKeys(): void {
     this.clientKeys.clear();
+  }
+
+  /** The names of these POIs of the client, by id: what the duplicate check compares, without whole rows. */
+  names(clientId: string, ids: readonly number[]): Map<number, string> {
+    if (ids.length === 0) return new Map();
+    return new Map(this.namesOf.all(JSON.stringify(ids), clientId).map((r) => [r.id, r.name]));
   }
 
   /** The client's key in the R*Tree: its rowid, which never changes. */

@@ -1,6 +1,7 @@
 import { MAX_TOTAL, viewportInput, type ValidNear, type ValidWhere, type ViewportInput } from '../../../shared/schemas/pois.js';
-import type { PoiReply } from '../../../shared/wire.js';
+import type { PoiReply, PossibleDuplicate } from '../../../shared/wire.js';
 import { validate } from '../errors.js';
+import { possibleDuplicates, type DuplicateProbe } from './duplicates.js';
 import { splitViewport } from './geo.js';
 import { nearest } from './nearest.js';
 import type { Marker, PoiStore } from './poi-store.js';
@@ -28,6 +29,14 @@ export class PoiQueries {
       total: this.store.countWhere(clientId, filter),
       pois: this.pois.replies(this.store.where(clientId, { ...filter, after: input.after, limit: input.limit })),
     };
+  }
+
+  /**
+   * The POIs of this client within 50 m of `probe` with a similar name, nearest first
+   * (duplicates.ts): what the add form, add.json and imports flag. `exceptId`: the POI itself.
+   */
+  duplicates(clientId: string, probe: DuplicateProbe, exceptId?: number): PossibleDuplicate[] {
+    return possibleDuplicates(this.store, clientId, probe, exceptId);
   }
 
   where(clientId: string, input: ValidWhere): PoiReply[] {

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import type { PoiReply } from '../../../shared/wire';
+import type { PoiReply, PossibleDuplicate } from '../../../shared/wire';
 import { useCategories } from '../categories/queries';
 import { ErrorSummary, type Problem } from '../ui/ErrorSummary';
 import { Field, FormError } from '../ui/Field';
 import { NUMBER_FIELDS, POI_FORM_FIELDS, TEXT_FIELDS, emptyValues, valuesOf, type FormValues, type PoiFormField } from './fields';
+import { DuplicateNotice } from './DuplicateNotice';
 import { useAddPoi, useUpdatePoi } from './mutations';
 import { buildAdd, buildUpdate } from './payload';
 import { usePoi } from './queries';
@@ -18,6 +19,8 @@ interface Props {
   onCancel: () => void;
   /** Put focus in the first field (the form was opened from the keyboard, not by a click on the map). */
   focusFirst?: boolean;
+  /** Opens another POI (a possible duplicate named by the form's notice) in place of the form. */
+  onOpenPoi: (poi: number) => void;
 }
 
 /** How the error summary names each field: the form's own labels. */
@@ -27,7 +30,7 @@ const FORM_ORDER: readonly PoiFormField[] = ['name', 'lat', 'lng', 'categories',
 const labelOf = (key: PoiFormField): string => FIXED_LABELS[key] ?? [...TEXT_FIELDS, ...NUMBER_FIELDS].find((f) => f.key === key)?.label ?? key;
 
 /** Add a POI where the map was clicked, or edit one: edit sends only what changed. */
-export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFirst = false }: Props) {
+export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFirst = false, onOpenPoi }: Props) {
   const editing = poiId !== undefined;
   const existing = usePoi(clientId, poiId);
   const categories = useCategories(clientId);
@@ -56,6 +59,12 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
     else add.submit({ clientId, fields: buildAdd(values) }, { onSuccess: onSaved });
   };
 
+  // Opening the possible duplicate leaves the form: typed work is not thrown away without asking (as Escape).
+  const openDuplicate = (poi: PossibleDuplicate) => {
+    if (JSON.stringify(values) !== opened.current && !window.confirm(`Open “${poi.name}”? What you typed here is not saved.`)) return;
+    onOpenPoi(poi.id);
+  };
+
   const problems: Problem[] = FORM_ORDER.flatMap((key) => {
     const message = errorOf(key);
     return message ? [{ target: `poi-${key}`, label: labelOf(key), message }] : [];
@@ -72,6 +81,7 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
           <Field id="poi-lat" label="Latitude" type="number" step="any" value={values.lat} onChange={(v) => setValues({ ...values, lat: v })} error={errorOf('lat')} required />
           <Field id="poi-lng" label="Longitude" type="number" step="any" value={values.lng} onChange={(v) => setValues({ ...values, lng: v })} error={errorOf('lng')} required />
         </div>
+        <DuplicateNotice clientId={clientId} name={values.text.name} lat={values.lat} lng={values.lng} except={poiId} onOpen={openDuplicate} />
         <div className={errorOf('categories') ? 'field field-error' : 'field'}>
           <label htmlFor="poi-categories">Categories</label>
           <select

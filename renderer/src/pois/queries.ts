@@ -5,6 +5,8 @@ import { categoryKeys } from '../categories/queries';
 import { call } from '../transport';
 
 type View = Omit<Input<'pois.map'>, 'clientId'>;
+/** What a form asks about while it is filled in: where, what name, and which POI it edits (left out). */
+export type DuplicateProbe = Omit<Input<'pois.duplicates'>, 'clientId'>;
 
 /** Every query of a client's POIs starts with `all(clientId)`: a change to them makes that prefix stale. */
 export const poiKeys = {
@@ -13,6 +15,7 @@ export const poiKeys = {
   one: (clientId: string, poi: number) => [...poiKeys.all(clientId), 'one', poi] as const,
   search: (clientId: string, q: string, categories: number[]) => [...poiKeys.all(clientId), 'search', q, categories] as const,
   warnings: (clientId: string, poi: number) => [...poiKeys.all(clientId), 'warnings', poi] as const,
+  duplicates: (clientId: string, probe: DuplicateProbe | undefined) => [...poiKeys.all(clientId), 'duplicates', probe] as const,
   /** Of the whole database, not of one client. */
   version: ['pois-version'] as const,
 };
@@ -75,3 +78,16 @@ export const useSearch = (clientId: string | undefined, q: string, categories: n
 /** A POI's changes and its reports', newest first, from the change log (refreshed with every view of the client's POIs). */
 export const usePoiHistory = (clientId: string, poi: number) =>
   useQuery({ queryKey: [...poiKeys.one(clientId, poi), 'history'], queryFn: () => call('pois.history', { clientId, poi }) });
+
+/**
+ * The client's POIs within 50 m with a similar name (the server decides what is similar), for the
+ * add and edit forms' notice; none is asked for while there is no probe (no name yet).
+ */
+export const useDuplicates = (clientId: string, probe: DuplicateProbe | undefined) =>
+  useQuery({
+    queryKey: poiKeys.duplicates(clientId, probe),
+    queryFn: () => call('pois.duplicates', { clientId, ...probe! }),
+    enabled: probe !== undefined,
+    // The last answer stays while the next is asked: the notice does not blink at each pause.
+    placeholderData: keepPreviousData,
+  });

@@ -1,0 +1,69 @@
+import { distance as levenshtein } from 'fastest-levenshtein';
+import { sameNameKey } from '../../../shared/text-fold.js';
+import type { PossibleDuplicate } from '../../../shared/wire.js';
+import { nearest } from './nearest.js';
+import type { PoiStore } from './poi-store.js';
+
+/** How far apart two POIs may be and still be one place entered twice (a building, a GPS fix's error). */
+export const DUPLICATE_RADIUS_M = 50;
+/** Normalised Levenshtein similarity from which two names read as the same (one typo in five letters). */
+export const SIMILAR_RATIO = 0.8;
+/**
+ * A name found whole inside the other (`Prado` in `Museo del Prado`) counts only from this many
+ * characters: `Bar` inside `Bar Manolo` says little.
+ */
+const MIN_CONTAINED = 4;
+/**
+ * How many of the nearest POIs within the radius are compared: a mall or a market can hold
+ * dozens within 50 m; past this many the search would cost more than the warning is worth.
+ */
+const CANDIDATES = 200;
+
+/** Punctuation and symbols say nothing about which place a name means (`Café-Bar "Sol"!` = `cafe bar sol`). */
+const PUNCTUATION = /[\p{P}\p{S}]+/gu;
+
+/** The form names are compared in: the project's case and accent folding, punctuation dropped, spaces collapsed. */
+export function comparableName(name: string): string {
+  return sameNameKey(name.replace(PUNCTUATION, ' '));
+}
+
+/**
+ * Whether two POI names look like the same place: equal once folded, close by edit distance
+ * (ratio >= 0.8 of the longer one), or one found as whole words inside the other.
+ */
+export function similarNames(a: string, b: string): boolean {
+  return similarComparable(comparableName(a), comparableName(b));
+}
+
+/** `similarNames` of names already in comparable form (the probe's is folded once, not per candidate). */
+function similarComparable(x: string, y: string): boolean {
+  if (x === '' || y === '') return false;
+  if (x === y) return true;
+  const longest = Math.max(x.length, y.length);
+  if (1 - levenshtein(x, y) / longest >= SIMILAR_RATIO) return true;
+  const [short, long] = x.length <= y.length ? [x, y] : [y, x];
+  return short.length >= MIN_CONTAINED && ` ${long} `.includes(` ${short} `);
+}
+
+export interface DuplicateProbe {
+  lat: number;
+  lng: number;
+  name: string;
+}
+
+/**
+ * The client's POIs within 50 m of a POI being added (or edited: `exceptId` leaves it out) whose
+ * names are similar, nearest first. Only a warning: the form, add.json and imports flag them and
+ * never refuse the add.
+ */
+export function possibleDuplicates(store: PoiStore, clientId: string, probe: DuplicateProbe, exceptId?: number): PossibleDuplicate[] {
+  const key = comparableName(probe.name);
+  if (key === '') return [];
+  const near = nearest(store, clientId, { lat: probe.lat, lng: probe.lng, radius: DUPLICATE_RADIUS_M, total: CANDIDATES + 1 }).filter((f) => f.id !== exceptId);
+  if (near.length === 0) return [];
+  const names = store.names(clientId, near.map((f) => f.id));
+  return near.flatMap((f) => {
+    const name = names.get(f.id);
+    return name !== undefined && similarComparable(key, comparableName(name)) ? [{ id: f.id, name, distance_m: Math.round(f.d) }] : [];
+  });
+}
