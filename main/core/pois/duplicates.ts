@@ -1,7 +1,7 @@
 import { distance as levenshtein } from 'fastest-levenshtein';
 import { sameNameKey } from '../../../shared/text-fold.js';
 import type { PossibleDuplicate } from '../../../shared/wire.js';
-import { nearest } from './nearest.js';
+import { boxesAround, metresBetween } from './geo.js';
 import type { PoiStore } from './poi-store.js';
 
 /** How far apart two POIs may be and still be one place entered twice (a building, a GPS fix's error). */
@@ -14,10 +14,10 @@ export const SIMILAR_RATIO = 0.8;
  */
 const MIN_CONTAINED = 4;
 /**
- * How many of the nearest POIs within the radius are compared: a mall or a market can hold
- * dozens within 50 m; past this many the search would cost more than the warning is worth.
+ * How many POIs of the radius's box are compared: a mall or a market can hold dozens within
+ * 50 m; past this many the search would cost more than the warning is worth.
  */
-const CANDIDATES = 200;
+const CANDIDATES = 1_000;
 
 /** Punctuation and symbols say nothing about which place a name means (`Café-Bar "Sol"!` = `cafe bar sol`). */
 const PUNCTUATION = /[\p{P}\p{S}]+/gu;
@@ -59,11 +59,15 @@ export interface DuplicateProbe {
 export function possibleDuplicates(store: PoiStore, clientId: string, probe: DuplicateProbe, exceptId?: number): PossibleDuplicate[] {
   const key = comparableName(probe.name);
   if (key === '') return [];
-  const near = nearest(store, clientId, { lat: probe.lat, lng: probe.lng, radius: DUPLICATE_RADIUS_M, total: CANDIDATES + 1 }).filter((f) => f.id !== exceptId);
-  if (near.length === 0) return [];
-  const names = store.names(clientId, near.map((f) => f.id));
-  return near.flatMap((f) => {
-    const name = names.get(f.id);
-    return name !== undefined && similarComparable(key, comparableName(name)) ? [{ id: f.id, name, distance_m: Math.round(f.d) }] : [];
-  });
+  // One R*Tree box query with the names (every add.json runs this: the general nearest search
+  // cost 28 µs a check, this about a third of it), then the exact distance.
+  const found: PossibleDuplicate[] = [];
+  for (const box of boxesAround(probe.lat, probe.lng, DUPLICATE_RADIUS_M)) {
+    for (const m of store.markers(clientId, box, CANDIDATES)) {
+      if (m.id === exceptId) continue;
+      const d = metresBetween(probe.lat, probe.lng, m.lat, m.lng);
+      if (d <= DUPLICATE_RADIUS_M && similarComparable(key, comparableName(m.name))) found.push({ id: m.id, name: m.name, distance_m: Math.round(d) });
+    }
+  }
+  return found.sort((a, b) => a.distance_m - b.distance_m || a.id - b.id);
 }
