@@ -38,6 +38,14 @@ export interface ApiOperation {
 /** On an add.json reply: ids of the client's POIs within 50 m with a similar name, nearest first. */
 export const POSSIBLE_DUPLICATES_HEADER = 'X-Possible-Duplicates';
 
+/**
+ * add.json's input, and `duplicates`: a client that reads the X-Possible-Duplicates header asks
+ * for the check; old clients, which never read it, do not pay for it on every add.
+ */
+const addPoiWithCheck = addPoiInput.extend({
+  duplicates: z.boolean().optional().meta({ description: 'true: look for possible duplicates and list them in the X-Possible-Duplicates header' }),
+});
+
 /** Operations the spec documents as GET were also called with POST by real clients. */
 const GET_OR_POST = ['GET', 'POST'] as const;
 
@@ -86,11 +94,11 @@ export const API = {
   },
 
   'pois.add': {
-    path: 'pois/add', verbs: GET_OR_POST, access: 'member', input: addPoiInput, reply: poiReply, reads: false,
-    summary: 'Add a POI (spec 4.1); never refused for being a possible duplicate, only flagged in a header', errors: ['NOT_FOUND'],
+    path: 'pois/add', verbs: GET_OR_POST, access: 'member', input: addPoiWithCheck, reply: poiReply, reads: false,
+    summary: 'Add a POI (spec 4.1); never refused for being a possible duplicate, flagged in a header when asked (duplicates=true)', errors: ['NOT_FOUND'],
     headers: {
       [POSSIBLE_DUPLICATES_HEADER]:
-        "Only when there are some: the ids of the client's POIs within 50 m whose names are similar (case, accents and punctuation folded), nearest first, separated by commas",
+        "Only when the add asked (duplicates=true) and there are some: the ids of the client's POIs within 50 m whose names are similar (case, accents and punctuation folded), nearest first, separated by commas",
     },
   },
   'pois.update': {

@@ -28,22 +28,27 @@ describe('add.json flags possible duplicates in a header, never in the body, nev
     const first = (await f.t.get('/1/pois/get_near.json', { oauth_token: f.admin, ...PLAZA, radius: 1 })).body as Array<{ id: number }>;
     const before = pois();
     // 20 m north, as a member's phone sends it (POST, multipart).
-    const r = await f.t.post('/1/pois/add.json', { oauth_token: f.member, lat: PLAZA.lat + 20 / 111_195, lng: PLAZA.lng, name: 'cafe plaza mayor!', categories: '2' }, 'multipart');
+    // Not asked: no check, no header (old clients never read it, and do not pay for it).
+    const unasked = await f.t.get('/1/pois/add.json', { oauth_token: f.admin, lat: PLAZA.lat + 30 / 111_195, lng: PLAZA.lng, name: 'Cafe Plaza Mayor', categories: 2 });
+    expect(unasked.status).toBe(200);
+    expect(unasked.headers.get('x-possible-duplicates')).toBeNull();
+    f.t.core.console['pois.delete']({ clientId: f.apiKey, poi: unasked.json.id as number });
+    const r = await f.t.post('/1/pois/add.json', { oauth_token: f.member, lat: PLAZA.lat + 20 / 111_195, lng: PLAZA.lng, name: 'cafe plaza mayor!', categories: '2', duplicates: 'true' }, 'multipart');
     expect(r.status).toBe(200);
     expect(pois()).toBe(before + 1);
     expect(Object.keys(r.json).sort()).toEqual([...POI_KEYS].sort());
     expect(r.json).toMatchObject({ name: 'cafe plaza mayor!', categories: [{ Id: 2, Description: 'Café and bar', is_system_category: true }] });
     expect(r.headers.get('x-possible-duplicates')).toBe(String(first[0]!.id));
     // A third at the first spot lists both, nearest first.
-    const third = await f.t.get('/1/pois/add.json', { oauth_token: f.admin, ...PLAZA, name: 'CAFÉ PLAZA MAYOR', categories: 2 });
+    const third = await f.t.get('/1/pois/add.json', { oauth_token: f.admin, ...PLAZA, name: 'CAFÉ PLAZA MAYOR', categories: 2, duplicates: true });
     expect(third.headers.get('x-possible-duplicates')).toBe(`${first[0]!.id},${r.json.id as number}`);
   });
 
   it("does not flag another client's POI, nor a different name at the same spot", async () => {
-    const theirs = await f.t.get('/1/pois/add.json', { oauth_token: f.otherAdmin, ...PLAZA, name: 'Café Plaza Mayor', categories: 2 });
+    const theirs = await f.t.get('/1/pois/add.json', { oauth_token: f.otherAdmin, ...PLAZA, name: 'Café Plaza Mayor', categories: 2, duplicates: true });
     expect(theirs.status).toBe(200);
     expect(theirs.headers.get('x-possible-duplicates')).toBeNull();
-    const other = await f.t.get('/1/pois/add.json', { oauth_token: f.admin, ...PLAZA, name: 'Farmacia Mayor', categories: 12 });
+    const other = await f.t.get('/1/pois/add.json', { oauth_token: f.admin, ...PLAZA, name: 'Farmacia Mayor', categories: 12, duplicates: true });
     expect(other.headers.get('x-possible-duplicates')).toBeNull();
   });
 

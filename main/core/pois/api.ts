@@ -9,9 +9,12 @@ export function poisApi(c: ApiParts): Pick<ApiHandlers, Extract<ApiName, `pois.$
   return {
     'pois.add': async ({ principal }, input, header) => {
       const poi = await c.pois.add(principal.clientId, c.tokens.author(principal), input);
-      // Never a refusal, and not in the body, whose keys old clients parse: a header new clients may read.
-      const twins = c.queries.duplicates(principal.clientId, input, poi.id);
-      if (twins.length > 0) header?.(POSSIBLE_DUPLICATES_HEADER, twins.map((t) => t.id).join(','));
+      // Never a refusal, and not in the body, whose keys old clients parse: a header for the
+      // clients that ask (the check costs a spatial query on every add).
+      if (input.duplicates) {
+        const twins = c.queries.duplicates(principal.clientId, input, poi.id);
+        if (twins.length > 0) header?.(POSSIBLE_DUPLICATES_HEADER, twins.map((t) => t.id).join(','));
+      }
       return poi;
     },
     'pois.update': ({ principal }, input) => c.pois.update(principal.clientId, input, c.tokens.author(principal)),
