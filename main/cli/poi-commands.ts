@@ -1,7 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { EXPORT_FORMATS, type ExportFormat } from '../core/exports/poi-export.js';
+import { EXPORT_FORMATS, exportStream, type ExportFormat } from '../core/exports/poi-export.js';
 import { createCore } from '../core/service.js';
 import { databasePath, type CliOptions } from './options.js';
 
@@ -18,14 +17,9 @@ export async function runPoiCommand(sub: string | undefined, args: string[], opt
   if (!isFormat(options.format)) throw new Error(`pois export needs --format ${EXPORT_FORMATS.join(' or ')}`);
   const core = createCore({ file: databasePath(options).file });
   try {
-    const chunks = core.exportPois(options.client, options.format);
-    // The first chunk is read before the file is created: an unknown client leaves no empty file.
-    const first = await chunks.next();
-    const rest = async function* (): AsyncGenerator<string> {
-      if (!first.done) yield first.value;
-      yield* chunks;
-    };
-    await pipeline(Readable.from(rest()), options.out ? createWriteStream(options.out, { mode: 0o600 }) : process.stdout);
+    // Started before the file is created: an unknown client leaves no empty file.
+    const stream = await exportStream(core.exportPois(options.client, options.format));
+    await pipeline(stream, options.out ? createWriteStream(options.out, { mode: 0o600 }) : process.stdout);
     if (options.out) console.error(`Exported to ${options.out}`);
     return 0;
   } finally {

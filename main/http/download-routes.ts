@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { Answer } from '../../shared/contract.js';
 import { ServiceError, validate } from '../core/errors.js';
-import { EXPORT_FORMATS, EXPORT_TYPES, type ExportFormat } from '../core/exports/poi-export.js';
+import { EXPORT_FORMATS, EXPORT_TYPES, exportStream, type ExportFormat } from '../core/exports/poi-export.js';
 import type { Core } from '../core/service.js';
 import { authorized, refuse } from './console-auth.js';
 
@@ -58,21 +57,13 @@ export function mountDownloadRoutes(app: FastifyInstance, options: DownloadRoute
     const ticket = tickets.get(req.params.ticket);
     tickets.delete(req.params.ticket);
     if (!ticket || ticket.expires <= Date.now()) throw new ServiceError('NOT_FOUND', 'this download address is used or expired: export again');
-    const chunks = options.exportPois(ticket.clientId, ticket.format);
-    // Read before the headers go: an unknown client is a plain 404, not a broken download.
-    const first = await chunks.next();
+    // Started before the headers go: an unknown client is a plain 404, not a broken download.
+    const stream = await exportStream(options.exportPois(ticket.clientId, ticket.format));
     const stamp = new Date().toISOString().slice(0, 10);
     return reply
       .type(EXPORT_TYPES[ticket.format])
       .header('content-disposition', `attachment; filename="pois-${stamp}.${ticket.format}"`)
       .header('cache-control', 'no-store')
-      .send(
-        Readable.from(
-          (async function* () {
-            if (!first.done) yield first.value;
-            yield* chunks;
-          })(),
-        ),
-      );
+      .send(stream);
   });
 }

@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { Readable } from 'node:stream';
 import type { ExportFormat } from '../../../shared/exports.js';
 import { POI_FIELDS } from '../../../shared/poi-fields.js';
 import type { PoiReply } from '../../../shared/wire.js';
@@ -67,4 +68,18 @@ export async function* exportPois(s: Pick<Services, 'db' | 'pois' | 'read'>, cli
     await new Promise((resolve) => setImmediate(resolve));
   }
   if (format === 'geojson') yield '\n]}\n';
+}
+
+/**
+ * An export as a stream, once its first chunk is read: an unknown client is refused before any
+ * byte goes out, so a CLI leaves no empty file and a download never starts broken.
+ */
+export async function exportStream(chunks: AsyncGenerator<string>): Promise<Readable> {
+  const first = await chunks.next();
+  return Readable.from(
+    (async function* () {
+      if (!first.done) yield first.value;
+      yield* chunks;
+    })(),
+  );
 }

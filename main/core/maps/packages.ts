@@ -129,6 +129,7 @@ export class MapPackages {
     try {
       const container = containerOf(source);
       const info = await this.described(source, container);
+      const credit = creditFromHtml(info.attribution);
       const pkg: MapPackage = {
         id,
         name: (options.name?.trim() || info.name.trim() || basename(known, extname(known))).slice(0, MAX_PACKAGE_NAME),
@@ -139,8 +140,8 @@ export class MapPackages {
         maxZoom: info.maxZoom,
         bounds: info.bounds,
         center: info.center,
-        attribution: creditFromHtml(info.attribution).text,
-        attributionUrl: creditFromHtml(info.attribution).url,
+        attribution: credit.text,
+        attributionUrl: credit.url,
         layers: info.layers,
         schema: info.schema,
         bytes: statSync(source).size,

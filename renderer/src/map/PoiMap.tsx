@@ -233,8 +233,11 @@ export function PoiMap(props: Props) {
         <GoTo pkg={goTo} />
       </MapContainer>
       {props.draft?.byKeyboard && <div className="map-crosshair" aria-hidden="true" />}
-      <OfflineStatus failing={tilesFailing} showing={covering.map((p) => p.name)} />
-      {offline && view && view.zoom >= COVERAGE_FROM_ZOOM && covering.length === 0 && <CoverageNotice zoom={view.zoom} onImport={() => setLayersOpen(true)} />}
+      {/* One column at the map's foot: a wrapped line on a phone pushes the notice up rather than under it. */}
+      <div className="map-foot">
+        {offline && view && view.zoom >= COVERAGE_FROM_ZOOM && covering.length === 0 && <CoverageNotice zoom={view.zoom} onImport={() => setLayersOpen(true)} />}
+        <OfflineStatus failing={tilesFailing} showing={covering.map((p) => p.name)} />
+      </div>
       <MapLayersPanel
         open={layersOpen}
         onOpen={setLayersOpen}
