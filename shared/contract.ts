@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { ErrorBody, OkBody } from './errors.js';
 import { clientName, loginInput, pageInput, registerInput, updateMemberInput } from './schemas/members.js';
 import { addPoiInput, categoryDescription, categoryId, lat, lng, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
-import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, PossibleDuplicate, UserReply, WarningReply } from './wire.js';
+import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, PossibleDuplicate, UndoReply, UserReply, WarningReply } from './wire.js';
+import { CHANGE_ACTORS } from './api/replies.js';
 import { tileImageSource } from './tiles.js';
 import { EXPORT_FORMATS } from './exports.js';
 import type { MapPackage } from './maps.js';
@@ -139,6 +140,18 @@ export const operations = {
   /** Closes a report, changing nothing else. */
   'warnings.dismiss': z.object({ ...forClient, warning: z.number().int().positive() }),
   'pois.history': z.object({ ...forClient, poi: poiId }),
+  /** The client's last changes, newest first, of one kind of actor and one entity when given; pages go back from `before` (a seq). */
+  'changes.activity': z.object({
+    ...forClient,
+    actor: z.enum(CHANGE_ACTORS).optional(),
+    entity: z.enum(['poi', 'warning', 'category', 'member']).optional(),
+    before: z.number().int().positive().optional(),
+    limit: z.number().int().min(1, 'must be 1-200').max(200, 'must be 1-200').default(50),
+  }),
+  /** Reverses one change of a POI or of a report (an update, a delete, a create), unless it was changed since (CONFLICT). */
+  'changes.undo': z.object({ ...forClient, seq: z.number().int().positive() }),
+  /** Reverses every change of one import, all or none. */
+  'imports.undo': z.object({ ...forClient, importId: z.string().min(1, 'must not be empty').max(100) }),
   /** Desktop app only: export the client's POIs to a file chosen in the system's save dialog (answered by the shell; null when cancelled). */
   'pois.exportDialog': z.object({ ...forClient, format: z.enum(EXPORT_FORMATS) }),
 
@@ -253,6 +266,9 @@ export interface Outputs {
   'warnings.apply': PoiReply;
   'warnings.dismiss': OkBody;
   'pois.history': ChangeReply[];
+  'changes.activity': { changes: ChangeReply[]; next: number | null };
+  'changes.undo': UndoReply;
+  'imports.undo': UndoReply;
   'pois.exportDialog': { file: string } | null;
   'members.list': UserReply[];
   'members.register': UserReply;

@@ -20,6 +20,7 @@ export const ERRORS = {
   METHOD_NOT_ALLOWED: { status: 405, description: 'EXCEPTION_METHOD_NOT_ALLOWED' },
   REQUEST_TIMEOUT: { status: 408, description: 'EXCEPTION_REQUEST_TIMEOUT' },
   ALREADY_EXISTS: { status: 409, description: 'EXCEPTION_ALREADY_EXISTS' },
+  CONFLICT: { status: 409, description: 'EXCEPTION_CONFLICT' },
   BACKUP_REFUSED: { status: 422, description: 'EXCEPTION_BACKUP_REFUSED' },
   PORT_UNAVAILABLE: { status: 409, description: 'EXCEPTION_PORT_UNAVAILABLE' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'EXCEPTION_PAYLOAD_TOO_LARGE' },

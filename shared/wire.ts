@@ -32,6 +32,12 @@ export interface NewClient {
 }
 
 /** A POI of the same client close to a POI being added, with a similar name: a warning, never a refusal. */
+/** What an undo reversed: how many changes, and the POI when it was one POI's change. */
+export interface UndoReply {
+  undone: number;
+  poi: number | null;
+}
+
 export interface PossibleDuplicate {
   id: number;
   name: string;

@@ -3,6 +3,7 @@ import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './members/abuse.js
 import { Backups } from './backups/backups.js';
 import { Categories } from './categories/categories.js';
 import { ChangeLog } from './changes/change-log.js';
+import { Undo } from './changes/undo.js';
 import { Clients } from './clients/clients.js';
 import { systemClock, type Clock } from './clock.js';
 import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/index.js';
@@ -58,6 +59,7 @@ export interface Services {
   settings: SettingsStore;
   geocoder: Geocoder;
   changes: ChangeLog;
+  undo: Undo;
   /** The one write path (group commit, change log's actor). */
   writes: WritePath;
   abuse: AbuseGuard;
@@ -131,6 +133,7 @@ export function openServices(options: CoreOptions): Services {
     onlineTiles: new OnlineTiles(tileCache, () => settings.map(), () => clock.now()),
     geocoder,
     changes,
+    undo: new Undo(db, writes, clock, store, warnings, categories),
     writes,
     abuse,
     maps: new MapPackages(

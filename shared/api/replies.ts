@@ -126,6 +126,9 @@ export const warningListPoi = poiReply
 
 export const warningGroup = z.object({ current: warningListPoi, warnings: z.array(warningReply) });
 
+/** Who writes, as the change log names them (its `actor_kind` column allows exactly these). */
+export const CHANGE_ACTORS = ['member', 'administrator', 'console', 'import', 'sync', 'system'] as const;
+
 /** One entry of the change log: what changed, from what to what, who did it and when. */
 export const changeReply = z
   .object({
@@ -140,7 +143,9 @@ export const changeReply = z
     /** Each changed field: [old value, new value] (null for a create's old and a delete's new values). */
     fields: z.record(z.string(), z.tuple([z.unknown(), z.unknown()])),
     /** Who: a member (its id), the client's administrator, the console's operator, an import, a sync, or the service itself. */
-    actor: z.object({ kind: z.enum(['member', 'administrator', 'console', 'import', 'sync', 'system']), id: z.string().nullable() }),
+    actor: z.object({ kind: z.enum(CHANGE_ACTORS), id: z.string().nullable() }),
+    /** The change this one reverses (an undo), by its seq; null otherwise. */
+    undoes: z.number().int().nullable(),
   });
 
 /** The replies that are components of their own in the OpenAPI document, by name. */

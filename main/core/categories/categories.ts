@@ -50,6 +50,7 @@ export class Categories {
   private readonly byId: Statement<[number], CategoryRow>;
   private readonly insert: Statement;
   private readonly rename: Statement;
+  private readonly eraseStmt: Statement;
   private readonly softDelete: Statement;
   private readonly ofPois: Statement<[string], CategoryRow & { poi_id: number }>;
   private readonly ofPoi: Statement<[number], CategoryRow & { poi_id: number }>;
@@ -67,6 +68,7 @@ export class Categories {
     this.byId = db.prepare(`SELECT ${cols} FROM categories WHERE id = ?`);
     this.insert = db.prepare('INSERT INTO categories (uuid, client_id, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
     this.rename = db.prepare('UPDATE categories SET description = ?, updated_at = ? WHERE id = ?');
+    this.eraseStmt = db.prepare('DELETE FROM categories WHERE id = ?');
     this.softDelete = db.prepare('UPDATE categories SET deleted_at = ?, updated_at = ? WHERE id = ?');
     this.ofPois = db.prepare(
       `SELECT pc.poi_id, c.id, c.client_id, c.description, c.deleted_at
@@ -106,6 +108,20 @@ export class Categories {
     const row = this.editable(clientId, id);
     const now = this.clock.now();
     this.writes.now(actor, () => this.softDelete.run(now, now, row.id));
+  }
+
+  /** Whether this is a category of the client that is not deleted (system categories are not the client's). */
+  isLive(clientId: string, id: number): boolean {
+    const row = this.byId.get(id);
+    return row !== undefined && row.deleted_at === null && row.client_id === clientId;
+  }
+
+  /**
+   * Removes a category for good (the log keeps its tombstone), which only the undo of its
+   * creation does: a deleted category otherwise stays, for the POIs and reports that name it.
+   */
+  erase(id: number, actor: Actor): void {
+    this.writes.now(actor, () => this.eraseStmt.run(id));
   }
 
   /** Inside the write, so that two adds of one name at once cannot both pass. */

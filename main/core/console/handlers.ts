@@ -1,6 +1,7 @@
 import type { OpName, Output, ValidInput } from '../../../shared/contract.js';
 import { backupsConsole } from '../backups/console.js';
 import { categoriesConsole } from '../categories/console.js';
+import { changesConsole } from '../changes/console.js';
 import { clientsConsole } from '../clients/console.js';
 import { mapsConsole } from '../maps/console.js';
 import { membersConsole } from '../members/console.js';
@@ -33,6 +34,7 @@ export function consoleHandlers(core: Services): Handlers<CoreOp> {
     ...placesConsole(),
     ...mapsConsole(core),
     ...warningsConsole(core),
+    ...changesConsole(core),
     ...membersConsole(core),
     ...settingsConsole(core),
     ...tilesConsole(core),

@@ -84,7 +84,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
       if (id === undefined) {
         if (!options.createCategories) return `category "${token}" does not exist in this client (import with categories created to add it)`;
         if (options.dryRun) id = -(byName.size + 1);
-        else id = s.categories.add(clientId, { desc: token }).Id;
+        else id = s.categories.add(clientId, { desc: token }, actor).Id;
         byName.set(foldText(token), id);
         known.add(id);
         report.createdCategories.push(token);
@@ -137,7 +137,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
       const checked = updatePoiInput.safeParse({ ...fields, poi: existing, geocode: options.geocode === true });
       if (!checked.success) refuse(r.where, describe(checked.error));
       else {
-        if (!options.dryRun) await s.pois.update(clientId, checked.data);
+        if (!options.dryRun) await s.pois.update(clientId, checked.data, null, actor);
         report.updated++;
       }
       continue;

@@ -46,11 +46,13 @@ const textKeys = (row: PoiRow | Omit<PoiRow, 'id'>): Record<string, string | nul
 const FIELD_COLUMNS = POI_FIELDS.map((f) => f.column);
 const KEY_COLUMNS = FOLDED_KEYS.map(([, key]) => key);
 const INSERTED = ['uuid', 'client_id', ...FIELD_COLUMNS, 'category_ids', 'created_by', 'registered_at', 'updated_at', ...KEY_COLUMNS];
+const RESTORED = ['id', ...INSERTED];
 const UPDATED = [...FIELD_COLUMNS, 'category_ids', 'updated_at', ...KEY_COLUMNS];
 
 /** SQL for POIs, every statement prepared once (the `where` shapes once per shape). */
 export class PoiStore {
   private readonly insertStmt: Statement;
+  private readonly restoreStmt: Statement;
   private readonly updateStmt: Statement;
   private readonly getStmt: Statement<[string, number], PoiRow>;
   private readonly deleteStmt: Statement;
@@ -68,6 +70,7 @@ export class PoiStore {
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.prepare(`INSERT INTO pois (${INSERTED.join(', ')}) VALUES (${INSERTED.map((c) => `@${c}`).join(', ')})`);
+    this.restoreStmt = db.prepare(`INSERT INTO pois (${RESTORED.join(', ')}) VALUES (${RESTORED.map((c) => `@${c}`).join(', ')})`);
     this.updateStmt = db.prepare(`UPDATE pois SET ${UPDATED.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND client_id = @client_id`);
     this.getStmt = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id = ?`);
     this.deleteStmt = db.prepare('DELETE FROM pois WHERE client_id = ? AND id = ?');
@@ -109,6 +112,11 @@ export class PoiStore {
   /** The links that category filters search follow the row's `category_ids`, by the database's triggers (migration 008). */
   insert(row: Omit<PoiRow, 'id'>): number {
     return Number(this.insertStmt.run({ ...row, ...textKeys(row) }).lastInsertRowid);
+  }
+
+  /** A deleted POI back under its own id and uuid (undo; ids are never reused, so it is free). */
+  restore(row: PoiRow): void {
+    this.restoreStmt.run({ ...row, ...textKeys(row) });
   }
 
   update(row: PoiRow): void {

@@ -97,14 +97,14 @@ export class Pois {
     };
   }
 
-  /** `author` is null for the console's operator. */
-  async update(clientId: string, input: ValidUpdatePoi, author: Author | null = null): Promise<PoiReply> {
+  /** `author` is null for the console's operator; an import names itself as the `actor`. */
+  async update(clientId: string, input: ValidUpdatePoi, author: Author | null = null, actor: Actor = author?.actor ?? CONSOLE): Promise<PoiReply> {
     if (!this.store.get(clientId, input.poi)) throw poiNotFound(input.poi);
     if (input.categories) this.categories.assertUsable(clientId, input.categories);
     const moved = input.lat != null && input.lng != null;
     const found: GeocodedAddress | undefined =
       moved && this.geocodes(input.geocode) ? await this.geocoder.reverse(input.lat!, input.lng!) : undefined;
-    await this.writes.run(author?.actor ?? CONSOLE, () => {
+    await this.writes.run(actor, () => {
       author?.assertStillValid();
       // Read again inside the write: another update may have landed while we geocoded.
       const current = this.store.get(clientId, input.poi);

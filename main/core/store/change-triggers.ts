@@ -18,6 +18,17 @@ export interface Logged {
   secret?: readonly string[];
   /** Columns (among `columns`) whose text is JSON, recorded as JSON rather than as a string. */
   json?: readonly string[];
+  /**
+   * Columns recorded by a delete only, so that the tombstone holds the whole row (undo brings it
+   * back as it was): bookkeeping that every update touches and no history needs to show.
+   */
+  tombstone?: readonly string[];
+}
+
+/** What the log's rows hold beyond the entity's fields, by schema version (a migration's SQL must not change later). */
+export interface LogShape {
+  /** Since version 10: which change (seq) this one reverses, from `change_undoes()`. */
+  undoes?: boolean;
 }
 
 /**
@@ -43,11 +54,12 @@ function fieldsJson(t: Logged, op: 'create' | 'update' | 'delete'): string {
   const value = (c: string): string => pair(c, c, op === 'create' ? 'NULL' : of('OLD', c), op === 'delete' ? 'NULL' : of('NEW', c));
   const secret = (c: string): string =>
     pair(c, c === 'pwd_hash' ? 'password' : c, op === 'create' ? 'NULL' : "'(secret)'", op === 'delete' ? 'NULL' : "'(secret)'");
-  const entries = [...t.columns.map(value), ...(t.secret ?? []).map(secret)].join(' || ');
+  const tombstone = op === 'delete' ? (t.tombstone ?? []).map(value) : [];
+  const entries = [...t.columns.map(value), ...(t.secret ?? []).map(secret), ...tombstone].join(' || ');
   return `'{' || rtrim(${entries}, ',') || '}'`;
 }
 
-export function triggers(t: Logged): string {
+export function triggers(t: Logged, shape: LogShape = {}): string {
   const events = [
     ['create', 'INSERT', 'NEW'],
     ['update', 'UPDATE', 'NEW'],
@@ -58,9 +70,9 @@ export function triggers(t: Logged): string {
       const watched = [...t.columns, ...(t.secret ?? [])];
       const when = op === 'update' ? ` WHEN ${watched.map((c) => `OLD.${c} IS NOT NEW.${c}`).join(' OR ')}` : '';
       return `CREATE TRIGGER ${t.table}_logged_${op} AFTER ${event} ON ${t.table}${when} BEGIN
-        INSERT INTO changes (at, entity, entity_id, entity_uuid, client_id, poi_id, op, fields, actor_kind, actor_id)
+        INSERT INTO changes (at, entity, entity_id, entity_uuid, client_id, poi_id, op, fields, actor_kind, actor_id${shape.undoes ? ', undoes' : ''})
         VALUES (change_now(), '${t.entity}', ${row(t.id, r)}, ${row(t.uuid, r)}, ${row(t.client, r)}, ${row(t.poi, r)}, '${op}',
-          ${fieldsJson(t, op)}, change_actor_kind(), change_actor_id());
+          ${fieldsJson(t, op)}, change_actor_kind(), change_actor_id()${shape.undoes ? ', change_undoes()' : ''});
       END;`;
     })
     .join('\n');

@@ -1,14 +1,18 @@
 import type { Database } from 'better-sqlite3';
 
-/** Who makes a write, as the change log records it (migration 007). */
-export type Actor =
+/**
+ * Who makes a write, as the change log records it (migration 007), and, when the write reverses
+ * an earlier change, which one (`undoes`, its seq; migration 010).
+ */
+export type Actor = (
   | { kind: 'member'; id: string }
   | { kind: 'administrator' }
   | { kind: 'console' }
   /** One import, by its id: its changes can be found (and undone) together. */
   | { kind: 'import'; id: string }
   | { kind: 'sync' }
-  | { kind: 'system' };
+  | { kind: 'system' }
+) & { undoes?: number };
 
 /** The operator of this computer: the admin console, the desktop app, the CLI. */
 export const CONSOLE: Actor = { kind: 'console' };
@@ -26,6 +30,7 @@ export function registerChangeFunctions(db: Database, now: () => number, actor: 
     const a = actor();
     return a?.kind === 'member' || a?.kind === 'import' ? a.id : null;
   });
+  db.function('change_undoes', { deterministic: false }, () => actor()?.undoes ?? null);
 }
 
 interface Pending {

@@ -26,6 +26,8 @@ export class WarningStore {
   private readonly listStmt: Statement<unknown[], WarningRow>;
   private readonly ofClient: Statement<[number, string], WarningRow>;
   private readonly deleteOne: Statement;
+  private readonly existsStmt: Statement<[number], number>;
+  private readonly restoreStmt: Statement;
 
   private readonly reply: (row: WarningRow) => WarningReply;
 
@@ -45,6 +47,10 @@ export class WarningStore {
     this.deleteType = db.prepare('DELETE FROM warnings WHERE poi_id = ? AND type = ?');
     this.deleteAll = db.prepare('DELETE FROM warnings WHERE poi_id = ?');
     this.deleteOne = db.prepare('DELETE FROM warnings WHERE id = ?');
+    this.existsStmt = db.prepare<[number], number>('SELECT count(*) FROM warnings WHERE id = ?').pluck();
+    this.restoreStmt = db.prepare(
+      'INSERT INTO warnings (id, uuid, poi_id, type, member_id, created_at, updated_at, data) VALUES (@id, @uuid, @poi_id, @type, @member_id, @created_at, @updated_at, @data)',
+    );
     this.ofClient = db.prepare(
       'SELECT w.id, w.poi_id, w.type, w.member_id, w.created_at, w.data FROM warnings w JOIN pois p ON p.id = w.poi_id WHERE w.id = ? AND p.client_id = ?',
     );
@@ -60,6 +66,16 @@ export class WarningStore {
   /** One open report of this client's POIs, as stored (its proposal holds only what the reporter gave). */
   row(clientId: string, id: number): WarningRow | undefined {
     return this.ofClient.get(id, clientId);
+  }
+
+  /** Whether the report is open (it exists). */
+  exists(id: number): boolean {
+    return this.existsStmt.get(id)! > 0;
+  }
+
+  /** A closed report back as it was, under its own id and uuid (undo). */
+  restore(row: WarningRow & { uuid: string; updated_at: number }): void {
+    this.restoreStmt.run(row);
   }
 
   /** Closes one report; false when it is not (or no longer) open. */

@@ -67,7 +67,7 @@ export const migration007: Migration = {
       -- The last change of what the map and the POI panels show: max(seq) read from one index entry.
       CREATE INDEX changes_of_pois ON changes (seq) WHERE poi_id IS NOT NULL OR entity = 'category';
       CREATE INDEX changes_by_client ON changes (client_id, seq);
-      ${LOGGED_007.map(triggers).join('\n')}
+      ${LOGGED_007.map((t) => triggers(t)).join('\n')}
     `);
   },
 };
