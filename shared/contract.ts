@@ -22,6 +22,9 @@ import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js'
 const guid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a client or member id');
 const forClient = { clientId: guid };
 
+/** What the activity list filters by. */
+export const ACTIVITY_ENTITIES = ['poi', 'warning', 'category', 'member'] as const;
+
 export const LISTENER_SCOPES = ['local', 'lan'] as const;
 export type ListenerScope = (typeof LISTENER_SCOPES)[number];
 
@@ -144,7 +147,7 @@ export const operations = {
   'changes.activity': z.object({
     ...forClient,
     actor: z.enum(CHANGE_ACTORS).optional(),
-    entity: z.enum(['poi', 'warning', 'category', 'member']).optional(),
+    entity: z.enum(ACTIVITY_ENTITIES).optional(),
     before: z.number().int().positive().optional(),
     limit: z.number().int().min(1, 'must be 1-200').max(200, 'must be 1-200').default(50),
   }),

@@ -93,7 +93,12 @@ describe('the CLI', () => {
     // Imported into another client: the same POI; a file with a bad row exits 1 and says which line.
     const other = (await cli(['client', 'add', '--name', 'other', '--data', data])) as { client_id: string };
     const { stdout: imported } = await run(node, tsxArgs('main/cli.ts', 'pois', 'import', csv, '--client', other.client_id, '--data', data), { cwd: root });
-    expect(JSON.parse(imported)).toMatchObject({ rows: 1, added: 1, refused: [] });
+    const report = JSON.parse(imported) as { importId: string };
+    expect(report).toMatchObject({ rows: 1, added: 1, refused: [] });
+    // Undone whole: the POI it added is gone again; a second undo is refused, saying why.
+    expect(await cli(['undo', 'import', report.importId, '--client', other.client_id, '--data', data])).toEqual({ undone: 1, poi: null });
+    const again = await run(node, tsxArgs('main/cli.ts', 'undo', 'import', report.importId, '--client', other.client_id, '--data', data), { cwd: root }).catch((e: { code: number; stderr: string }) => e);
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringContaining('already undone') });
     const bad = join(data, 'bad.csv');
     writeFileSync(bad, 'name,lat,lng,categories\nFine,1,1,7\nBroken,95,1,7\n');
     const refused = await run(node, tsxArgs('main/cli.ts', 'pois', 'import', bad, '--client', other.client_id, '--dry-run', '--data', data), { cwd: root }).catch((e: { code: number; stdout: string }) => e);

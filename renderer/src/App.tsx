@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { ActivityPanel } from './activity/ActivityPanel';
 import { BackupsPanel } from './backups/BackupsPanel';
 import { CategoriesPanel } from './categories/CategoriesPanel';
 import { ClientsPanel } from './clients/ClientsPanel';
@@ -16,6 +17,7 @@ import { rememberClient, rememberedClient, type Panel, type PanelKind } from './
 const TABS: Array<[PanelKind, string]> = [
   ['search', 'Search'],
   ['reports', 'Reports'],
+  ['activity', 'Activity'],
   ['members', 'Members'],
   ['categories', 'Categories'],
   ['clients', 'Client applications'],
@@ -151,6 +153,7 @@ export function App() {
             />
           )}
           {panel.kind === 'reports' && clientId && <ReportsPanel clientId={clientId} onOpen={(poi) => setPanel({ kind: 'poi', poi })} />}
+          {panel.kind === 'activity' && clientId && <ActivityPanel clientId={clientId} onOpen={(poi) => setPanel({ kind: 'poi', poi })} />}
           {panel.kind === 'members' && clientId && <MembersPanel clientId={clientId} />}
           {panel.kind === 'categories' && clientId && <CategoriesPanel clientId={clientId} />}
           {panel.kind === 'clients' && <ClientsPanel selected={clientId} onSelect={selectClient} />}

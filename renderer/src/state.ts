@@ -7,6 +7,7 @@ export type Panel =
   | { kind: 'poi-edit'; poi: number }
   | { kind: 'search' }
   | { kind: 'reports' }
+  | { kind: 'activity' }
   | { kind: 'members' }
   | { kind: 'categories' }
   | { kind: 'clients' }

@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { addWarningInput } from '../../shared/schemas/pois.js';
 import type { ChangeReply, PoiReply, UndoReply } from '../../shared/wire.js';
-import { testCore, type TestCore } from '../support/core.js';
+import { openDatabase } from '../../main/core/store/database.js';
+import { MIGRATIONS } from '../../main/core/store/migrations/index.js';
+import { openCore, testCore, type TestCore } from '../support/core.js';
 
 const core = testCore();
 const clientId = core.clients.create({ name: 'Undo' }).client_id;
@@ -26,7 +31,7 @@ function state(c: TestCore): Record<string, unknown[]> {
   };
 }
 
-const add = async (fields: Record<string, unknown>): Promise<PoiReply> =>
+const add = async (fields: { name: string } & Record<string, unknown>): Promise<PoiReply> =>
   (await core.console['pois.add']({ clientId, fields: { lat: 40.4168, lng: -3.7038, categories: [2], geocode: false, ...fields } })) as PoiReply;
 const history = (poi: number): ChangeReply[] => core.console['pois.history']({ clientId, poi }) as ChangeReply[];
 const undo = async (seq: number): Promise<UndoReply> => (await core.console['changes.undo']({ clientId, seq })) as UndoReply;
@@ -75,9 +80,10 @@ describe('undo', () => {
   });
 
   it('of a delete brings the POI back with its id, uuid, dates, author, categories, position and open reports', async () => {
-    const member = core.members.register(clientId, { username: 'undo01', pwd: 'secret1', email: 'u1@example.com' });
+    await core.members.register(clientId, { username: 'undo01', pwd: 'secret1', email: 'u1@example.com' });
+    const memberId = core.db.prepare("SELECT id FROM members WHERE username = 'undo01'").pluck().get();
     const poi = await core.pois.add(clientId, null, { lat: 41.3874, lng: 2.1686, name: 'Sagrada', categories: [1, 2], geocode: false, city: 'Barcelona' });
-    core.db.prepare('UPDATE pois SET created_by = ? WHERE id = ?').run((await member).id, poi.id);
+    core.db.prepare('UPDATE pois SET created_by = ? WHERE id = ?').run(memberId, poi.id);
     const dismissed = report({ poi: poi.id, type: 'CLOSED' });
     core.clock.advance(1000);
     core.console['warnings.dismiss']({ clientId, warning: dismissed.id });
@@ -158,5 +164,41 @@ describe('the activity list', () => {
     expect(page({ limit: 2, before: first.next! }).changes).toEqual(all.changes.slice(2, 4));
     // Only this client's.
     expect(all.changes.every((x) => x.entity !== 'poi' || Number(x.id) >= a.id)).toBe(true);
+  });
+});
+
+describe('migration 010 (undo)', () => {
+  it('brings back a POI deleted before the upgrade, whose tombstone has no dates: the creation stands in for them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'poi-m10-'));
+    try {
+      const file = join(dir, 'poi.sqlite');
+      const v9 = openDatabase(file, { migrations: MIGRATIONS.slice(0, 9) });
+      v9.exec(`
+        INSERT INTO clients (id, name, created_at) VALUES ('${clientId}', 'n', 0);
+        INSERT INTO pois (id, uuid, client_id, name, lat, lng, category_ids, registered_at, updated_at, name_key)
+          VALUES (7, '0b9a4e4c-7d0a-4c4e-9a8e-2f8f4c1d2e3a', '${clientId}', 'Old', 40, -3, '[1]', 1000, 2000, 'old');
+        DELETE FROM pois WHERE id = 7;
+      `);
+      const tombstone = v9.prepare("SELECT seq, fields FROM changes WHERE entity = 'poi' AND op = 'delete'").get() as { seq: number; fields: string };
+      expect(JSON.parse(tombstone.fields)).not.toHaveProperty('registered_at');
+      v9.close();
+
+      const upgraded = openCore({ file });
+      try {
+        await upgraded.console['changes.undo']({ clientId, seq: tombstone.seq });
+        // The creation was logged at the "now" of the connection that wrote it (0 here: no clock).
+        const created = upgraded.db.prepare("SELECT at FROM changes WHERE entity = 'poi' AND op = 'create'").pluck().get();
+        expect(upgraded.db.prepare('SELECT uuid, name, category_ids, registered_at FROM pois WHERE id = 7').get()).toEqual({
+          uuid: '0b9a4e4c-7d0a-4c4e-9a8e-2f8f4c1d2e3a',
+          name: 'Old',
+          category_ids: '[1]',
+          registered_at: created,
+        });
+      } finally {
+        upgraded.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

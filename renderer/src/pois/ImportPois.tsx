@@ -1,4 +1,5 @@
 import { useId, useRef, useState } from 'react';
+import { UndoImport } from '../activity/UndoImport';
 import type { ExportFormat } from '../../../shared/exports';
 import { inBrowserMode } from '../transport';
 import { FileInput } from '../ui/FileInput';
@@ -128,6 +129,7 @@ export function ImportPois({ clientId }: { clientId: string }) {
           )}
         </div>
       )}
+      {report && !report.dryRun && report.added + report.updated > 0 && <UndoImport clientId={clientId} importId={report.importId} />}
     </section>
   );
 }

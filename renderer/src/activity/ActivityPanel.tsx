@@ -1,0 +1,124 @@
+import '../ui/panels.css';
+import { useId, useState } from 'react';
+import { CHANGE_ACTORS } from '../../../shared/api/replies';
+import { ACTIVITY_ENTITIES } from '../../../shared/contract';
+import type { ChangeReply } from '../../../shared/wire';
+import { FormError } from '../ui/Field';
+import { fieldLines, subject, undoable, VERB, who } from './changeText';
+import { useUndoChange, useUndoImport } from './mutations';
+import { useActivity, type ActivityFilter } from './queries';
+
+const ACTORS: Record<(typeof CHANGE_ACTORS)[number], string> = {
+  console: 'The console',
+  member: 'Members',
+  administrator: "The client's administrator",
+  import: 'Imports',
+  sync: 'Syncs',
+  system: 'The service',
+};
+const ENTITIES: Record<(typeof ACTIVITY_ENTITIES)[number], string> = { poi: 'POIs', warning: 'Reports', category: 'Categories', member: 'Members' };
+
+function Entry({ clientId, c, onOpen }: { clientId: string; c: ChangeReply; onOpen: (poi: number) => void }) {
+  const undo = useUndoChange();
+  const undoImport = useUndoImport();
+  const lines = c.op === 'update' ? fieldLines(c) : [];
+  const importId = c.actor.kind === 'import' ? c.actor.id : null;
+  return (
+    <li className="change">
+      <p>
+        <time dateTime={c.at}>{new Date(c.at).toLocaleString()}</time>: {subject(c)} {VERB[c.op]} by {who(c.actor)}
+        {c.undoes !== null && <span className="muted"> (undo of change {c.undoes})</span>}
+        {c.entity === 'poi' && c.op !== 'delete' && (
+          <>
+            {' '}
+            <button type="button" className="link" onClick={() => onOpen(Number(c.id))}>
+              Open
+            </button>
+          </>
+        )}
+      </p>
+      {lines.length > 0 && (
+        <ul>
+          {lines.map((l) => (
+            <li key={l.key}>{l.text}</li>
+          ))}
+        </ul>
+      )}
+      <div className="actions">
+        {undoable(c) && (
+          <button
+            type="button"
+            disabled={undo.isPending || undo.isSuccess}
+            aria-label={`${c.op === 'delete' ? 'Restore' : 'Undo'}: ${subject(c)} ${VERB[c.op]} (change ${c.seq})`}
+            onClick={() => undo.mutate({ clientId, seq: c.seq })}
+          >
+            {c.op === 'delete' ? 'Restore' : 'Undo'}
+          </button>
+        )}
+        {importId && (
+          <button
+            type="button"
+            disabled={undoImport.isPending || undoImport.isSuccess}
+            onClick={() => window.confirm('Undo the whole import? Every POI it added goes, and every POI it updated gets its values back.') && undoImport.mutate({ clientId, importId })}
+          >
+            Undo the whole import
+          </button>
+        )}
+      </div>
+      {undo.isSuccess && <p role="status">Undone.</p>}
+      {undoImport.isSuccess && <p role="status">Import undone: {undoImport.data.undone} changes reversed.</p>}
+      <FormError error={undo.errors.form ?? undoImport.errors.form} />
+    </li>
+  );
+}
+
+/** The client's last changes, newest first, by who and what, each with undo where it can be undone. */
+export function ActivityPanel({ clientId, onOpen }: { clientId: string; onOpen: (poi: number) => void }) {
+  const titleId = useId();
+  const [filter, setFilter] = useState<ActivityFilter>({});
+  const activity = useActivity(clientId, filter);
+  const changes = activity.data?.pages.flatMap((p) => p.changes) ?? [];
+  return (
+    <section className="panel admin-panel" aria-labelledby={titleId}>
+      <h2 id={titleId}>Activity</h2>
+      <div className="filters">
+        <label>
+          Who{' '}
+          <select value={filter.actor ?? ''} onChange={(e) => setFilter({ ...filter, actor: CHANGE_ACTORS.find((a) => a === e.target.value) })}>
+            <option value="">Anyone</option>
+            {CHANGE_ACTORS.map((a) => (
+              <option key={a} value={a}>
+                {ACTORS[a]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          What{' '}
+          <select value={filter.entity ?? ''} onChange={(e) => setFilter({ ...filter, entity: ACTIVITY_ENTITIES.find((x) => x === e.target.value) })}>
+            <option value="">Everything</option>
+            {ACTIVITY_ENTITIES.map((x) => (
+              <option key={x} value={x}>
+                {ENTITIES[x]}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {activity.isError && <FormError error={`Could not read the activity: ${activity.error.message}`} />}
+      {activity.data && changes.length === 0 && <p>No changes{filter.actor || filter.entity ? ' of this kind' : ''} yet.</p>}
+      {changes.length > 0 && (
+        <ol className="activity" aria-label="Changes, newest first">
+          {changes.map((c) => (
+            <Entry key={c.seq} clientId={clientId} c={c} onOpen={onOpen} />
+          ))}
+        </ol>
+      )}
+      {activity.hasNextPage && (
+        <button type="button" disabled={activity.isFetchingNextPage} onClick={() => void activity.fetchNextPage()}>
+          {activity.isFetchingNextPage ? 'Loading…' : 'Older changes'}
+        </button>
+      )}
+    </section>
+  );
+}
