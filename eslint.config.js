@@ -34,6 +34,7 @@ const electron = { regex: '^electron(/|$)', message: 'only main/desktop/ touches
 const fastify = { regex: '^(@fastify/|(fastify|busboy)(/|$))', message: 'the HTTP framework belongs to main/http/' };
 const nodeOnlyPackages = { regex: '^(@fastify/|@node-rs/|(better-sqlite3|fastify|busboy|tsx|esbuild)(/|$))', message: 'this package needs node: main process only' };
 const renderer = into(['renderer'], [], 'the renderer is reached only through the contract in shared/');
+const postgres = { regex: '^pg(/|$)', message: 'only main/central talks to PostgreSQL: the desktop syncs with it over HTTP' };
 const entryPoints = into(['cli'], ['cli', 'start'], 'entry points and the CLI are at the top: nothing imports them');
 
 /** @type {Record<string, { files: string[], bans: Ban[] }>} */
@@ -48,19 +49,29 @@ const ZONES = {
   },
   core: {
     files: ['main/core/**'],
-    bans: [electron, fastify, into(['http', 'desktop', 'app'], [], 'the core knows no transport: nothing from main/http, main/desktop or main/app'), entryPoints, renderer],
+    bans: [electron, fastify, postgres, into(['http', 'desktop', 'app', 'central'], [], 'the core knows no transport: nothing from main/http, main/desktop, main/app or main/central'), entryPoints, renderer],
+  },
+  central: {
+    files: ['main/central/**'],
+    bans: [
+      electron,
+      { regex: '^better-sqlite3(/|$)', message: "the central's store is PostgreSQL: SQLite is the desktop's" },
+      into(['core', 'http', 'desktop', 'app'], [], 'the central shares rules with the desktop through shared/ only'),
+      entryPoints,
+      renderer,
+    ],
   },
   http: {
     files: ['main/http/**'],
-    bans: [electron, into(['desktop', 'app'], [], 'the listener knows no shell: nothing from main/desktop or main/app'), entryPoints, renderer],
+    bans: [electron, postgres, into(['desktop', 'app', 'central'], [], 'the listener knows no shell: nothing from main/desktop or main/app'), entryPoints, renderer],
   },
   app: {
     files: ['main/app/**'],
-    bans: [electron, into(['desktop'], [], 'main/app composes core and http for every shell: nothing from main/desktop'), entryPoints, renderer],
+    bans: [electron, postgres, into(['desktop'], [], 'main/app composes core and http for every shell: nothing from main/desktop'), entryPoints, renderer],
   },
   desktop: {
     files: ['main/desktop/**'],
-    bans: [into(['http'], [], 'the desktop reaches the listener through main/app: the HTTP framework stays out of its bundle'), entryPoints, renderer],
+    bans: [postgres, into(['http', 'central'], [], 'the desktop reaches the listener through main/app: the HTTP framework stays out of its bundle'), entryPoints, renderer],
   },
   entries: {
     files: ['main/cli/**', 'main/*.ts', 'main/build/**', 'renderer/vite.config.ts'],

@@ -5,6 +5,7 @@ import { runConsoleCommand } from './cli/console-commands.js';
 import { runMapCommand } from './cli/map-commands.js';
 import { runPoiCommand } from './cli/poi-commands.js';
 import { runUndoCommand } from './cli/undo-commands.js';
+import { runCentralCommand } from './cli/central-commands.js';
 import { runServe } from './cli/serve.js';
 
 const USAGE = `Usage:
@@ -19,6 +20,7 @@ const USAGE = `Usage:
   npm run cli -- pois import FILE --client CLIENT_ID [--format geojson|csv] [--geocode] [--dry-run] [--create-categories] [--data DIR]
   npm run cli -- undo change SEQ --client CLIENT_ID [--data DIR]        (a change of a POI or a report, by its seq)
   npm run cli -- undo import IMPORT_ID --client CLIENT_ID [--data DIR]  (every change of one import)
+  npm run cli -- central init --postgres URL   (creates or upgrades the central store: PostgreSQL with PostGIS)
   npm run cli -- maps import FILE [--name NAME] [--data DIR]   (an .mbtiles or .pmtiles file)
   npm run cli -- maps list [--data DIR]
   npm run cli -- maps remove ID [--data DIR]
@@ -49,6 +51,7 @@ export async function main(argv: string[]): Promise<number> {
       geocode: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'create-categories': { type: 'boolean' },
+      postgres: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -61,6 +64,7 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'client') return runClientCommand(sub, values);
   if (command === 'console') return runConsoleCommand(sub, values);
   if (command === 'pois') return runPoiCommand(sub, positionals.slice(2), values);
+  if (command === 'central') return runCentralCommand(sub, values);
   if (command === 'undo') return runUndoCommand(sub, positionals.slice(2), values);
   if (command === 'backup') return runBackup(values);
   if (command === 'backups') return runBackupsCommand(sub, values);

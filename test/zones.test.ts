@@ -47,6 +47,14 @@ const FORBIDDEN: Record<string, Case[]> = {
     ['main/core/x.ts', "import '../cli.js';"],
     ['main/core/x.ts', "import { keys } from '../../renderer/src/queries';"],
     ['main/core/x.ts', "export const server = await import('../http/server.js');"],
+    ['main/core/x.ts', "import pg from 'pg';"],
+    ['main/core/x.ts', "import { migrateCentral } from '../central/store/migrate.js';"],
+  ],
+  'main/central/': [
+    ['main/central/x.ts', "import Database from 'better-sqlite3';"],
+    ['main/central/x.ts', "import { app } from 'electron';"],
+    ['main/central/store/x.ts', "import { Pois } from '../../core/pois/pois.js';"],
+    ['main/central/x.ts', "import { serve } from '../cli/serve.js';"],
   ],
   'main/http/': [
     ['main/http/x.ts', "import { app } from 'electron';"],
@@ -67,6 +75,7 @@ const FORBIDDEN: Record<string, Case[]> = {
     ['main/desktop/x.ts', "export const control = await import('../http/listener-control.js');"],
     ['main/desktop/x.ts', "import { serve } from '../cli/serve.js';"],
     ['main/desktop/x.ts', "import { keys } from '../../renderer/src/queries';"],
+    ['main/desktop/x.ts', "import pg from 'pg';"],
   ],
   'main/cli/, main/*.ts, main/build/': [
     ['main/cli/x.ts', "import { app } from 'electron';"],
@@ -96,6 +105,9 @@ const ALLOWED: Case[] = [
   ['main/core/pois/x.ts', "import { ServiceError } from '../errors.js';"],
   ['main/core/x.ts', "import { dispatch } from './console/dispatch.js';"],
   ['main/http/x.ts', "import Fastify from 'fastify';"],
+  ['main/central/store/x.ts', "import pg from 'pg';"],
+  ['main/central/store/x.ts', "import { POI_FIELDS } from '../../../shared/poi-fields.js';"],
+  ['main/cli/x.ts', "import { migrateCentral } from '../central/store/migrate.js';"],
   ['main/http/routes/x.ts', "import type { Core } from '../../core/service.js';"],
   ['main/app/x.ts', "import { ApiServer } from '../http/server.js';"],
   ['main/app/x.ts', "export const control = await import('../http/listener-control.js');"],

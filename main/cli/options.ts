@@ -17,6 +17,7 @@ export interface CliOptions {
   geocode?: boolean | undefined;
   'dry-run'?: boolean | undefined;
   'create-categories'?: boolean | undefined;
+  postgres?: string | undefined;
 }
 
 /** --data, else POI_DATA_DIR, else the per-user folder; created on first use. */

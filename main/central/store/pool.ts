@@ -1,0 +1,10 @@
+import pg from 'pg';
+
+/**
+ * A pool on the central database. A URL without a password is fine (trust or peer auth, or
+ * PGPASSWORD / ~/.pgpass, which libpq's conventions and `pg` both read).
+ */
+export function centralPool(url: string): pg.Pool {
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`--postgres ${url}: expected a postgres:// or postgresql:// URL`);
+  return new pg.Pool({ connectionString: url, max: 8 });
+}
