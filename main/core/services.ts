@@ -4,6 +4,7 @@ import { Backups } from './backups/backups.js';
 import { Categories } from './categories/categories.js';
 import { ChangeLog } from './changes/change-log.js';
 import { Undo } from './changes/undo.js';
+import { syncParts, type SyncParts } from './sync/sync-parts.js';
 import { Clients } from './clients/clients.js';
 import { systemClock, type Clock } from './clock.js';
 import { createGeocoder, type Geocoder, type GeocoderOptions } from './geocode/index.js';
@@ -60,6 +61,8 @@ export interface Services {
   geocoder: Geocoder;
   changes: ChangeLog;
   undo: Undo;
+  /** The desktop's side of sync with a central store. */
+  sync: SyncParts;
   /** The one write path (group commit, change log's actor). */
   writes: WritePath;
   abuse: AbuseGuard;
@@ -134,6 +137,7 @@ export function openServices(options: CoreOptions): Services {
     geocoder,
     changes,
     undo: new Undo(db, writes, clock, store, warnings, categories),
+    sync: syncParts(db, writes, clock, store),
     writes,
     abuse,
     maps: new MapPackages(

@@ -6,5 +6,9 @@ import pg from 'pg';
  */
 export function centralPool(url: string): pg.Pool {
   if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`--postgres ${url}: expected a postgres:// or postgresql:// URL`);
-  return new pg.Pool({ connectionString: url, max: 8 });
+  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  // An idle connection that PostgreSQL dropped (a restart, a failover) is only discarded: the
+  // next request opens a new one, and one that finds the database down answers its own error.
+  pool.on('error', () => undefined);
+  return pool;
 }

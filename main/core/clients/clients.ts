@@ -47,9 +47,10 @@ export class Clients {
   }
 
   /** Creates the client and its permanent administrator token, in one transaction. */
-  create(input: { name: string; implicitFlow?: boolean }): NewClient {
+  /** `id`: a client application that exists elsewhere already (the central's, on a desktop's first sync). */
+  create(input: { name: string; implicitFlow?: boolean; id?: string }): NewClient {
     const { name } = validate(clientNameInput, { name: input.name });
-    const id = randomUUID();
+    const id = input.id ?? randomUUID();
     const implicitFlow = input.implicitFlow === true;
     const adminToken = this.writes.now(CONSOLE, () => {
       // Inside the write; a check rather than a unique index, so databases that already hold two

@@ -78,7 +78,8 @@ export const central001: CentralMigration = {
         postal_code   text,
         phone         text,
         twitter       text,
-        category_uuids uuid[] NOT NULL DEFAULT '{}',
+        -- Category UUIDs, or system:N for the system categories (the same ids on every desktop).
+        categories    text[] NOT NULL DEFAULT '{}',
         created_by    uuid,
         registered_at timestamptz NOT NULL,
         updated_at    timestamptz NOT NULL,
@@ -116,7 +117,7 @@ export const central001: CentralMigration = {
 
       -- A push's operations by their ids: a retried push applies each once.
       CREATE TABLE applied_ops (
-        op_id      uuid PRIMARY KEY,
+        op_id      text PRIMARY KEY,
         device_id  uuid NOT NULL REFERENCES devices(id),
         applied_at timestamptz NOT NULL DEFAULT now()
       );
@@ -134,6 +135,8 @@ export const central001: CentralMigration = {
         at          timestamptz NOT NULL DEFAULT now(),
         resolved_at timestamptz,
         resolved_by text,
+        -- What the central kept when it recorded it: the pushed value (last writer wins) or its own (manual).
+        kept        text NOT NULL CHECK (kept IN ('mine', 'theirs')),
         resolution  jsonb,
         seq         bigint NOT NULL DEFAULT nextval('change_seq')
       );

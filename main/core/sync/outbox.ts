@@ -1,0 +1,93 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { POI_FIELDS } from '../../../shared/poi-fields.js';
+import type { FieldValue, PushedChange } from '../../../shared/sync.js';
+import { CHANGE_COLUMNS, changedFields, type ChangeRow } from '../changes/change-log.js';
+import type { PoiRow } from '../pois/poi-row.js';
+import type { CategoryRefs } from './refs.js';
+
+const POI_COLUMNS = POI_FIELDS.map((f) => f.column);
+/** Columns of a POI that sync as they are (categories are translated, bookkeeping stays local). */
+const AS_IS = new Set<string>([...POI_COLUMNS, 'created_by', 'registered_at']);
+
+interface CategoryRow {
+  id: number;
+  uuid: string;
+  description: string;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface OutboxPage {
+  changes: PushedChange[];
+  /** Where the next page starts: the last seq (or id) read, pushed or skipped. */
+  last: number;
+  done: boolean;
+}
+
+/**
+ * What this desktop sends the central, as the protocol's changes (shared/sync.ts): first, once,
+ * the data it held before its first sync, as creations; then its change log, each change with
+ * the values it replaced as its base. Changes that a sync wrote (actor "sync") came from the
+ * central and are not sent back.
+ */
+export class SyncOutbox {
+  private readonly logPage: Statement<[number, number], ChangeRow>;
+  private readonly categoriesPage: Statement<[string, number, number], CategoryRow>;
+  private readonly poisPage: Statement<[string, number, number], PoiRow>;
+
+  constructor(
+    db: Database,
+    private readonly refs: CategoryRefs,
+  ) {
+    this.logPage = db.prepare(`SELECT ${CHANGE_COLUMNS} FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`);
+    this.categoriesPage = db.prepare('SELECT id, uuid, description, created_at, deleted_at FROM categories WHERE client_id = ? AND id > ? ORDER BY id LIMIT ?');
+    this.poisPage = db.prepare(`SELECT * FROM pois WHERE client_id = ? AND id > ? ORDER BY id LIMIT ?`);
+  }
+
+  /** The log after `after`, this client's POIs and categories, as changes stamped with this device's operation ids. */
+  fromLog(deviceId: string, clientId: string, after: number, limit: number): OutboxPage {
+    const rows = this.logPage.all(after, limit);
+    const changes: PushedChange[] = [];
+    for (const row of rows) {
+      if (row.client_id !== clientId || row.actor_kind === 'sync' || (row.entity !== 'poi' && row.entity !== 'category')) continue;
+      changes.push(this.fromChange(deviceId, row));
+    }
+    return { changes, last: rows.at(-1)?.seq ?? after, done: rows.length < limit };
+  }
+
+  /** The client's categories, then its POIs, as they are now: what a desktop held before its first sync. */
+  snapshot(deviceId: string, clientId: string, entity: 'category' | 'poi', after: number, limit: number): OutboxPage {
+    if (entity === 'category') {
+      const rows = this.categoriesPage.all(clientId, after, limit);
+      const changes = rows.map((c): PushedChange => ({
+        op: `${deviceId}:category:${c.uuid}`,
+        entity: 'category',
+        uuid: c.uuid,
+        kind: 'create',
+        fields: { description: [null, c.description], deleted_at: [null, c.deleted_at] },
+        at: c.created_at,
+      }));
+      return { changes, last: rows.at(-1)?.id ?? after, done: rows.length < limit };
+    }
+    const rows = this.poisPage.all(clientId, after, limit);
+    const changes = rows.map((p): PushedChange => {
+      const fields: PushedChange['fields'] = {};
+      for (const column of [...POI_COLUMNS, 'created_by', 'registered_at'] as const) fields[column] = [null, p[column]];
+      fields.categories = [null, this.refs.refs(JSON.parse(p.category_ids) as number[])];
+      return { op: `${deviceId}:poi:${p.uuid}`, entity: 'poi', uuid: p.uuid, kind: 'create', fields, at: p.updated_at };
+    });
+    return { changes, last: rows.at(-1)?.id ?? after, done: rows.length < limit };
+  }
+
+  private fromChange(deviceId: string, row: ChangeRow): PushedChange {
+    const fields: PushedChange['fields'] = {};
+    for (const [column, [base, mine]] of Object.entries(changedFields(row))) {
+      if (row.entity === 'category' && (column === 'description' || column === 'deleted_at')) fields[column] = [base as FieldValue, mine as FieldValue];
+      else if (column === 'category_ids') fields.categories = [this.refs.refs((base as number[] | null) ?? []), this.refs.refs((mine as number[] | null) ?? [])];
+      else if (row.entity === 'poi' && AS_IS.has(column)) fields[column] = [base as FieldValue, mine as FieldValue];
+    }
+    // A creation's log holds no registration time: it is the creation's own.
+    if (row.entity === 'poi' && row.op === 'create') fields.registered_at = [null, row.at];
+    return { op: `${deviceId}:${row.seq}`, entity: row.entity === 'poi' ? 'poi' : 'category', uuid: row.entity_uuid!, kind: row.op, fields, at: row.at };
+  }
+}

@@ -1,0 +1,41 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/** What this desktop remembers of its sync (migration 011): numbers only, never the credential. */
+export interface SyncPoint {
+  /** The central's URL, once configured. */
+  url: string | null;
+  /** The client application this desktop syncs. */
+  clientId: string | null;
+  /** The last seq of the local change log the central acknowledged. */
+  pushed: number;
+  /** Whether the data this desktop held before its first sync was sent. */
+  snapshotSent: boolean;
+  /** The desktop's cursor on the central's change sequence. */
+  cursor: number;
+  /** When the last complete sync ended (epoch ms), 0 before the first. */
+  lastSync: number;
+}
+
+const DEFAULTS: SyncPoint = { url: null, clientId: null, pushed: 0, snapshotSent: false, cursor: 0, lastSync: 0 };
+
+export class SyncState {
+  private readonly all: Statement<[], { key: string; value: string }>;
+  private readonly put: Statement<[string, string]>;
+
+  constructor(db: Database) {
+    this.all = db.prepare('SELECT key, value FROM sync_state');
+    this.put = db.prepare('INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  }
+
+  read(): SyncPoint {
+    const point: SyncPoint = { ...DEFAULTS };
+    for (const { key, value } of this.all.all()) {
+      if (key in point) Object.assign(point, { [key]: JSON.parse(value) as unknown });
+    }
+    return point;
+  }
+
+  write(changes: Partial<SyncPoint>): void {
+    for (const [key, value] of Object.entries(changes)) this.put.run(key, JSON.stringify(value));
+  }
+}

@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PoiReply } from '../../shared/wire.js';
+import type { ConflictReply, PushedChange } from '../../shared/sync.js';
+import { Devices } from '../../main/central/devices.js';
+import { migrateCentral } from '../../main/central/store/migrate.js';
+import { centralPool } from '../../main/central/store/pool.js';
+import { startCentralServer } from '../../main/central/server.js';
+import { centralConflicts, syncOnce, SyncError, type SyncTarget } from '../../main/sync/client.js';
+import { openCore, type OpenCore } from '../support/core.js';
+import { postgresMissing, startPostgres, type ThrowawayPostgres } from '../support/postgres.js';
+
+const missing = postgresMissing();
+if (missing) {
+  if (process.env.POI_REQUIRE_POSTGRES === '1') throw new Error(`the sync tests must run here: ${missing}`);
+  console.warn(`skipped: the sync tests need PostgreSQL with PostGIS. ${missing}`);
+}
+
+/** Two desktops (two data folders) and one central served by two instances of the sync service over one PostgreSQL. */
+describe.skipIf(missing !== undefined)('sync between two desktops through the central', () => {
+  let pg: ThrowawayPostgres;
+  const pools: Pool[] = [];
+  const servers: FastifyInstance[] = [];
+  const urls: string[] = [];
+  const dirs: string[] = [];
+  const cores: OpenCore[] = [];
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+    for (let i = 0; i < 2; i++) {
+      const pool = centralPool(pg.url);
+      pools.push(pool);
+      if (i === 0) await migrateCentral(pool);
+      const { app, url } = await startCentralServer(pool);
+      servers.push(app);
+      urls.push(url);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    cores.forEach((c) => c.close());
+    await Promise.all(servers.map((s) => s.close()));
+    await Promise.all(pools.map((p) => p.end()));
+    await pg?.remove();
+    dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  });
+
+  /** A desktop with its own data folder. */
+  const desktop = (): OpenCore => {
+    const dir = mkdtempSync(join(tmpdir(), 'poi-desktop-'));
+    dirs.push(dir);
+    const core = openCore({ file: join(dir, 'poi.sqlite') });
+    cores.push(core);
+    return core;
+  };
+
+  /** A client application made on desktop A, with a device credential for A (instance 1) and one for B (instance 2). */
+  async function pair(name: string) {
+    const a = desktop();
+    const b = desktop();
+    const clientId = a.clients.create({ name }).client_id;
+    const devices = new Devices(pools[0]!);
+    const ta: SyncTarget = { url: urls[0]!, credential: (await devices.add(clientId, `${name} laptop A`, name)).credential };
+    const tb: SyncTarget = { url: urls[1]!, credential: (await devices.add(clientId, `${name} laptop B`, name)).credential };
+    return { a, b, clientId, ta, tb };
+  }
+
+  const all = (core: OpenCore, clientId: string): PoiReply[] => core.console['pois.search']({ clientId, filter: { total: 1000 } }) as PoiReply[];
+  /** A POI as both desktops must hold it: by uuid, its fields and its categories by name (ids are each desktop's own). */
+  const comparable = (p: PoiReply) => ({ ...p, id: undefined, categories: p.categories.map((c) => c.Description).sort(), last_update: undefined, registertime: undefined });
+  const same = (a: OpenCore, b: OpenCore, clientId: string) =>
+    expect(all(b, clientId).map(comparable).sort((x, y) => x.uuid.localeCompare(y.uuid))).toEqual(all(a, clientId).map(comparable).sort((x, y) => x.uuid.localeCompare(y.uuid)));
+
+  it('brings what one desktop holds (POIs, their categories, its own category) to a desktop that never synced', async () => {
+    const { a, b, clientId, ta, tb } = await pair('Field survey');
+    const own = await a.console['categories.add']({ clientId, desc: 'Fountains' });
+    for (let i = 0; i < 30; i++) {
+      await a.console['pois.add']({ clientId, fields: { name: `Fountain ${i}`, lat: 40.41 + i / 1000, lng: -3.7 - i / 1000, categories: i % 2 ? [own.Id, 2] : [2], phone: `+34 ${i}`, geocode: false } });
+    }
+    expect(await syncOnce(a, ta)).toMatchObject({ pushed: 31, conflicts: 0 });
+    const pulled = await syncOnce(b, tb);
+    expect(pulled).toMatchObject({ clientId, pushed: 0, pulled: 31 });
+    expect(b.clients.find(clientId)?.name).toBe('Field survey');
+    same(a, b, clientId);
+    // Synced again with nothing new: nothing moves.
+    expect(await syncOnce(a, ta)).toMatchObject({ pushed: 0 });
+    expect(await syncOnce(b, tb)).toMatchObject({ pushed: 0 });
+    same(a, b, clientId);
+  });
+
+  it('merges offline edits of different fields of one POI, and makes one conflict of the same field edited on both sides', async () => {
+    const { a, b, clientId, ta, tb } = await pair('Merge');
+    const poi = (await a.console['pois.add']({ clientId, fields: { name: 'Kiosk', lat: 41, lng: 2, categories: [2], geocode: false } })) as PoiReply;
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    const onB = all(b, clientId)[0]!;
+
+    // Offline, each desktop edits: a different field each, and the same field both.
+    await a.console['pois.update']({ clientId, fields: { poi: poi.id, name: 'Kiosk Sol', desc: 'from A' } });
+    await b.console['pois.update']({ clientId, fields: { poi: onB.id, phone: '+34 600', desc: 'from B' } });
+    await syncOnce(a, ta);
+    const fromB = await syncOnce(b, tb);
+    expect(fromB.conflicts).toBe(1);
+    await syncOnce(a, ta);
+    same(a, b, clientId);
+    // Last writer wins (B pushed last), and the conflict is kept with base, mine and theirs.
+    expect(all(a, clientId)[0]).toMatchObject({ name: 'Kiosk Sol', phone: '+34 600', description: 'from B' });
+    const conflicts = await centralConflicts(ta);
+    expect(conflicts).toEqual([expect.objectContaining({ entity: 'poi', uuid: poi.uuid, field: 'description', base: null, mine: 'from B', theirs: 'from A', kept: 'mine' } satisfies Partial<ConflictReply>)]);
+    // History on A says the values came by sync.
+    const history = a.console['pois.history']({ clientId, poi: poi.id }) as Array<{ actor: { kind: string } }>;
+    expect(history[0]!.actor.kind).toBe('sync');
+  });
+
+  it('makes a conflict of an edit against a delete', async () => {
+    const { a, b, clientId, ta, tb } = await pair('Delete');
+    const poi = (await a.console['pois.add']({ clientId, fields: { name: 'Bench', lat: 42, lng: 3, categories: [2], geocode: false } })) as PoiReply;
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    a.console['pois.delete']({ clientId, poi: poi.id });
+    await b.console['pois.update']({ clientId, fields: { poi: all(b, clientId)[0]!.id, name: 'Bench (painted)' } });
+    await syncOnce(a, ta);
+    expect((await syncOnce(b, tb)).conflicts).toBe(1);
+    await syncOnce(a, ta);
+    same(a, b, clientId);
+    expect((await centralConflicts(tb)).map((c) => [c.field, c.theirs])).toEqual([[null, 'deleted']]);
+  });
+
+  it('leaves the desktop working offline when the central is down, with its changes waiting; the next sync delivers them', async () => {
+    const { a, b, clientId, ta, tb } = await pair('Offline');
+    await syncOnce(a, ta);
+    await pg.stop('immediate');
+    try {
+      await a.console['pois.add']({ clientId, fields: { name: 'Written offline', lat: 43, lng: 4, categories: [2], geocode: false } });
+      await expect(syncOnce(a, ta)).rejects.toBeInstanceOf(SyncError);
+      expect(all(a, clientId).map((p) => p.name)).toEqual(['Written offline']);
+    } finally {
+      await pg.start();
+    }
+    await expect.poll(async () => syncOnce(a, ta).then((r) => r.pushed, () => -1), { timeout: 20_000 }).toBe(1);
+    await syncOnce(b, tb);
+    expect(all(b, clientId).map((p) => p.name)).toEqual(['Written offline']);
+  }, 60_000);
+
+  it('never loses an update when both desktops push the same field of the same POIs at once, to the two instances', async () => {
+    const { a, clientId, ta, tb } = await pair('Race');
+    const uuids: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const p = (await a.console['pois.add']({ clientId, fields: { name: `Race ${i}`, lat: 44, lng: 5 + i / 100, categories: [2], geocode: false } })) as PoiReply;
+      uuids.push(p.uuid);
+    }
+    await syncOnce(a, ta);
+    // Each POI renamed from the same base by both desktops, each push its own request, all at once.
+    const renamed = (uuid: string, by: string, i: number): PushedChange => ({ op: `race-${by}-${uuid}`, entity: 'poi', uuid, kind: 'update', fields: { name: [`Race ${i}`, `Race ${i} by ${by}`] }, at: Date.now() });
+    const pushOne = (target: SyncTarget, change: PushedChange) =>
+      fetch(new URL('/sync/push', target.url), { method: 'POST', headers: { authorization: `Bearer ${target.credential}`, 'content-type': 'application/json' }, body: JSON.stringify({ changes: [change] }) }).then((r) => r.json() as Promise<{ conflicts: number }>);
+    const replies = await Promise.all(uuids.flatMap((uuid, i) => [pushOne(ta, renamed(uuid, 'A', i)), pushOne(tb, renamed(uuid, 'B', i))]));
+    // The second of each pair found the first's value, not the base: a conflict every time, no update silently overwritten.
+    expect(replies.reduce((n, r) => n + r.conflicts, 0)).toBe(uuids.length);
+    const conflicts = await centralConflicts(ta);
+    expect(new Set(conflicts.map((c) => c.uuid))).toEqual(new Set(uuids));
+    for (const c of conflicts) expect([c.mine, c.theirs].sort()).toEqual([`${String(c.base)} by A`, `${String(c.base)} by B`]);
+  }, 60_000);
+});
