@@ -6,6 +6,7 @@ import { runMapCommand } from './cli/map-commands.js';
 import { runPoiCommand } from './cli/poi-commands.js';
 import { runUndoCommand } from './cli/undo-commands.js';
 import { runCentralCommand } from './cli/central-commands.js';
+import { runSyncCommand } from './cli/sync-commands.js';
 import { runServe } from './cli/serve.js';
 
 const USAGE = `Usage:
@@ -21,6 +22,13 @@ const USAGE = `Usage:
   npm run cli -- undo change SEQ --client CLIENT_ID [--data DIR]        (a change of a POI or a report, by its seq)
   npm run cli -- undo import IMPORT_ID --client CLIENT_ID [--data DIR]  (every change of one import)
   npm run cli -- central init --postgres URL   (creates or upgrades the central store: PostgreSQL with PostGIS)
+  npm run cli -- central serve --postgres URL [--port N] [--host ADDR] [--allow-plain-http]
+  npm run cli -- central device add --name NAME --client CLIENT_ID [--client-name NAME] --postgres URL
+  npm run cli -- central device list|revoke [DEVICE_ID] --postgres URL
+  npm run cli -- central policy --client CLIENT_ID --policy last-writer-wins|manual --postgres URL
+  npm run cli -- sync [--url URL --credential DEVICE_ID.SECRET] [--data DIR]   (push, then pull)
+  npm run cli -- sync status|conflicts [--data DIR]
+  npm run cli -- sync resolve ID --mine|--theirs|--value JSON [--data DIR]
   npm run cli -- maps import FILE [--name NAME] [--data DIR]   (an .mbtiles or .pmtiles file)
   npm run cli -- maps list [--data DIR]
   npm run cli -- maps remove ID [--data DIR]
@@ -52,6 +60,14 @@ export async function main(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean' },
       'create-categories': { type: 'boolean' },
       postgres: { type: 'string' },
+      url: { type: 'string' },
+      credential: { type: 'string' },
+      mine: { type: 'boolean' },
+      theirs: { type: 'boolean' },
+      value: { type: 'string' },
+      policy: { type: 'string' },
+      'allow-plain-http': { type: 'boolean' },
+      'client-name': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -64,7 +80,8 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'client') return runClientCommand(sub, values);
   if (command === 'console') return runConsoleCommand(sub, values);
   if (command === 'pois') return runPoiCommand(sub, positionals.slice(2), values);
-  if (command === 'central') return runCentralCommand(sub, values);
+  if (command === 'central') return runCentralCommand(sub, positionals.slice(2), values);
+  if (command === 'sync') return runSyncCommand(sub, positionals.slice(2), values);
   if (command === 'undo') return runUndoCommand(sub, positionals.slice(2), values);
   if (command === 'backup') return runBackup(values);
   if (command === 'backups') return runBackupsCommand(sub, values);

@@ -23,7 +23,7 @@ export const SYNCED_FIELDS = {
 } as const satisfies Record<SyncedEntity, readonly string[]>;
 
 /** A field's value on the wire: text, number (dates as epoch milliseconds), a list of category refs, or null. */
-const fieldValue = z.union([z.string(), z.number(), z.array(categoryRef), z.null()]);
+export const fieldValue = z.union([z.string(), z.number(), z.array(categoryRef), z.null()]);
 export type FieldValue = z.infer<typeof fieldValue>;
 
 /**

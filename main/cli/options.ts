@@ -18,6 +18,14 @@ export interface CliOptions {
   'dry-run'?: boolean | undefined;
   'create-categories'?: boolean | undefined;
   postgres?: string | undefined;
+  url?: string | undefined;
+  credential?: string | undefined;
+  mine?: boolean | undefined;
+  theirs?: boolean | undefined;
+  value?: string | undefined;
+  policy?: string | undefined;
+  'allow-plain-http'?: boolean | undefined;
+  'client-name'?: string | undefined;
 }
 
 /** --data, else POI_DATA_DIR, else the per-user folder; created on first use. */

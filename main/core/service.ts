@@ -1,4 +1,5 @@
 import type { Access } from '../../shared/api/operations.js';
+import type { SyncCore } from './sync/sync-parts.js';
 import { resolveCaller, type CallerOf, type Credentials } from './api/caller.js';
 import { apiHandlers, type ApiHandlers } from './api/handlers.js';
 import { consoleHandlers, type CoreOp, type Handlers } from './console/handlers.js';
@@ -40,6 +41,8 @@ export interface Core {
   onlineTiles: Pick<OnlineTiles, 'tile'>;
   /** Backups: the CLI's backup and restore of any file, and the hosts' daily timer. */
   backups: Pick<Backups, 'create' | 'restore' | 'list' | 'startDaily'>;
+  /** The desktop's side of sync with a central store, for the sync client (main/sync/). */
+  sync: SyncCore;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
   warmUp(): Promise<void>;
   close(): void;
@@ -58,6 +61,7 @@ export function coreOver(s: Services): Core {
     exportPois: (clientId, format) => exportPois(s, s.clients.requireId(clientId), format),
     importPois: (clientId, source, format, options) => importPois(s, clientId, source, format, options),
     backups: s.backups,
+    sync: s,
     warmUp: () => warmUp(s),
     close: () => {
       s.backups.stopDaily();

@@ -1,5 +1,5 @@
 import { MAX_PUSH, type ConflictReply, type PullReply, type PushedChange, type PushReply } from '../../shared/sync.js';
-import type { Services } from '../core/services.js';
+import type { SyncCore } from '../core/sync/sync-parts.js';
 
 export interface SyncTarget {
   /** The sync service's address, e.g. https://central.example.org (no trailing path). */
@@ -25,8 +25,6 @@ interface Hello {
 /** A refusal or failure of the central, with its JSON error's message when it sent one. */
 export class SyncError extends Error {}
 
-/** The part of the core a sync needs. */
-export type SyncCore = Pick<Services, 'sync' | 'clients' | 'clock'>;
 
 async function call<T>(target: SyncTarget, path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   let response: Response;

@@ -5,6 +5,12 @@ import { CENTRAL_MIGRATIONS } from './migrations/index.js';
 /** Any constant: the advisory lock that makes concurrent `central init`s (and service starts) take turns. */
 const MIGRATION_LOCK = 0x706f6931;
 
+/** The schema version the central database is at (0: not initialised). */
+export async function centralSchemaVersion(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ v: number | null }>("SELECT CASE WHEN to_regclass('schema_version') IS NULL THEN 0 ELSE (SELECT max(version) FROM schema_version) END AS v");
+  return rows[0]?.v ?? 0;
+}
+
 export interface MigrationOutcome {
   from: number;
   to: number;
