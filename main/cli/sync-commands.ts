@@ -24,12 +24,12 @@ export async function runSyncCommand(sub: string | undefined, args: string[], op
       return t;
     };
     if (sub === undefined) {
-      const report = await syncOnce(core.sync, target(), (step, n) => process.stderr.write(`\r${step}: ${n.toLocaleString('en')}   `));
+      const report = await syncOnce(core.syncSide, target(), (step, n) => process.stderr.write(`\r${step}: ${n.toLocaleString('en')}   `));
       process.stderr.write('\n');
       print(report);
     } else if (sub === 'status') {
-      const point = core.sync.sync.state.read();
-      const waiting = point.clientId ? core.sync.sync.pending(point.clientId, point.pushed).size : 0;
+      const point = core.syncSide.sync.state.read();
+      const waiting = point.clientId ? core.syncSide.sync.pending(point.clientId, point.pushed).size : 0;
       print({ url: point.url, clientId: point.clientId, lastSync: point.lastSync ? new Date(point.lastSync).toISOString() : null, waiting, snapshotSent: point.snapshotSent });
     } else if (sub === 'conflicts') {
       print(await centralConflicts(target()));
@@ -37,7 +37,7 @@ export async function runSyncCommand(sub: string | undefined, args: string[], op
       const id = Number(args[0]);
       const choice: Choice | undefined = options.mine ? { keep: 'mine' } : options.theirs ? { keep: 'theirs' } : options.value !== undefined ? { value: fieldValue.parse(JSON.parse(options.value)) } : undefined;
       if (!Number.isInteger(id) || !choice) throw new Error('use: sync resolve ID --mine|--theirs|--value JSON');
-      print(await resolveConflict(core.sync, target(), id, choice));
+      print(await resolveConflict(core.syncSide, target(), id, choice));
     } else {
       throw new Error(`unknown sync command ${sub}; use status, conflicts or resolve (or none, to sync)`);
     }

@@ -42,7 +42,7 @@ export interface Core {
   /** Backups: the CLI's backup and restore of any file, and the hosts' daily timer. */
   backups: Pick<Backups, 'create' | 'restore' | 'list' | 'startDaily'>;
   /** The desktop's side of sync with a central store, for the sync client (main/sync/). */
-  sync: SyncCore;
+  syncSide: SyncCore;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
   warmUp(): Promise<void>;
   close(): void;
@@ -61,7 +61,7 @@ export function coreOver(s: Services): Core {
     exportPois: (clientId, format) => exportPois(s, s.clients.requireId(clientId), format),
     importPois: (clientId, source, format, options) => importPois(s, clientId, source, format, options),
     backups: s.backups,
-    sync: s,
+    syncSide: s,
     warmUp: () => warmUp(s),
     close: () => {
       s.backups.stopDaily();
