@@ -13,14 +13,19 @@ const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-
 export const categoryRef = z.union([uuid, z.string().regex(/^system:\d+$/, 'must be a category UUID or system:N')]);
 export type CategoryRef = z.infer<typeof categoryRef>;
 
-export const SYNCED_ENTITIES = ['poi', 'category'] as const;
+export const SYNCED_ENTITIES = ['poi', 'category', 'member'] as const;
 export type SyncedEntity = (typeof SYNCED_ENTITIES)[number];
 
 /** What syncs, by entity: each entity's fields as the central stores them (POIs: the field table's columns). */
 export const SYNCED_FIELDS = {
   poi: [...POI_FIELDS.map((f) => f.column), 'categories', 'created_by', 'registered_at'],
   category: ['description', 'deleted_at'],
+  // The password travels as its hash (argon2id), never in clear; tokens never travel: each desktop issues its own.
+  member: ['username', 'email', 'pwd_hash', 'gender', 'birthday', 'email_verified', 'registered_at'],
 } as const satisfies Record<SyncedEntity, readonly string[]>;
+
+/** Fields merged without comparing bases: a password hash is not compared (the log keeps no old hash), the last one set wins. */
+export const UNCOMPARED_FIELDS: readonly string[] = ['pwd_hash'];
 
 /** A field's value on the wire: text, number (dates as epoch milliseconds), a list of category refs, or null. */
 export const fieldValue = z.union([z.string(), z.number(), z.array(categoryRef), z.null()]);

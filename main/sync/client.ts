@@ -70,6 +70,13 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
 
   if (!point.snapshotSent) {
     const resumeAt = core.sync.lastSeq();
+    // Members before POIs, which name them as their authors.
+    for (let after = ''; ; ) {
+      const page = core.sync.outbox.snapshotMembers(hello.device, hello.client_id, after, MAX_PUSH);
+      await send(page.changes);
+      after = page.lastId;
+      if (page.done) break;
+    }
     for (const entity of ['category', 'poi'] as const) {
       for (let after = 0; ; ) {
         const page = core.sync.outbox.snapshot(hello.device, hello.client_id, entity, after, MAX_PUSH);

@@ -91,6 +91,20 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     same(a, b, clientId);
   });
 
+  it('lets a member registered on one desktop log in on the other, and a new password follows', async () => {
+    const { a, b, clientId, ta, tb } = await pair('Members');
+    await a.console['members.register']({ clientId, fields: { username: 'ana01', pwd: 'secret1', email: 'ana@example.com' } });
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    expect(await b.console['members.login']({ clientId, fields: { username: 'ana01', pwd: 'secret1' } })).toMatchObject({ name: 'ana01' });
+    const member = (b.console['members.list']({ clientId, page: { count: 10, page: 0 } }) as Array<{ id: string }>)[0]!;
+    await b.console['members.update']({ clientId, memberId: member.id, fields: { oldpwd: 'secret1', pwd: 'secret2' } });
+    await syncOnce(b, tb);
+    await syncOnce(a, ta);
+    await expect(Promise.resolve().then(() => a.console['members.login']({ clientId, fields: { username: 'ana01', pwd: 'secret1' } }))).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+    expect(await a.console['members.login']({ clientId, fields: { username: 'ana01', pwd: 'secret2' } })).toMatchObject({ name: 'ana01' });
+  });
+
   it('merges offline edits of different fields of one POI, and makes one conflict of the same field edited on both sides', async () => {
     const { a, b, clientId, ta, tb } = await pair('Merge');
     const poi = (await a.console['pois.add']({ clientId, fields: { name: 'Kiosk', lat: 41, lng: 2, categories: [2], geocode: false } })) as PoiReply;

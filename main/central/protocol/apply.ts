@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { ConflictPolicy, FieldValue, PushedChange } from '../../../shared/sync.js';
+import { UNCOMPARED_FIELDS, type ConflictPolicy, type FieldValue, type PushedChange } from '../../../shared/sync.js';
 import { fieldsOf, sameValue, selectField, TABLES, writeField } from './entities.js';
 
 interface CurrentRow {
@@ -36,7 +36,7 @@ export async function applyChange(db: PoolClient, clientId: string, deviceId: st
   if (change.kind === 'delete') {
     if (current.deleted) return { applied: true, conflicts: 0 };
     // Changed here since the desktop last saw it: an edit against a delete.
-    const edited = Object.entries(change.fields).filter(([f, [base]]) => !sameValue(current.fields[f], base));
+    const edited = Object.entries(change.fields).filter(([f, [base]]) => !UNCOMPARED_FIELDS.includes(f) && !sameValue(current.fields[f], base));
     if (edited.length > 0) {
       await conflict(null, Object.fromEntries(Object.entries(change.fields).map(([f, [base]]) => [f, base])), 'deleted', current.fields);
       if (policy === 'manual') return keptTheirs(db, change);
@@ -58,7 +58,7 @@ export async function applyChange(db: PoolClient, clientId: string, deviceId: st
   for (const [field, [base, value]] of Object.entries(change.fields)) {
     const theirs = current.fields[field] ?? null;
     if (sameValue(theirs, value)) continue;
-    if (sameValue(theirs, base) || change.kind === 'create') {
+    if (sameValue(theirs, base) || change.kind === 'create' || UNCOMPARED_FIELDS.includes(field)) {
       next[field] = value;
       continue;
     }

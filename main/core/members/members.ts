@@ -29,7 +29,8 @@ export interface Session {
 const COLUMNS = 'id, client_id, username, email, pwd_hash, gender, birthday, email_verified, registered_at';
 
 /** Usernames and e-mails are unique per client, compared case-insensitively. */
-const key = (s: string): string => s.toLowerCase();
+export const memberKey = (s: string): string => s.toLowerCase();
+const key = memberKey;
 
 const wrongCredentials = (): ServiceError => new ServiceError('INVALID_CREDENTIALS', 'unknown member or wrong password');
 

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { POI_FIELDS } from '../../../shared/poi-fields.js';
-import type { CategoryRef, PulledRow } from '../../../shared/sync.js';
+import { SYNCED_FIELDS, type CategoryRef, type PulledRow } from '../../../shared/sync.js';
+import { memberKey } from '../members/members.js';
 import type { Clock } from '../clock.js';
 import { categoryIds, type PoiRow } from '../pois/poi-row.js';
 import type { PoiStore } from '../pois/poi-store.js';
@@ -8,6 +9,9 @@ import type { WritePath } from '../store/write-path.js';
 import type { CategoryRefs } from './refs.js';
 
 const SYNC = { kind: 'sync' } as const;
+
+/** A member's columns as the central sends them (its folded keys are derived here, as the members store does). */
+const MEMBER_FIELDS = SYNCED_FIELDS.member;
 
 interface LocalCategory {
   id: number;
@@ -27,6 +31,10 @@ export class SyncInbox {
   private readonly insertCategory: Statement;
   private readonly updateCategory: Statement;
   private readonly memberExists: Statement<[string], number>;
+  private readonly memberById: Statement<[string], Record<(typeof MEMBER_FIELDS)[number], unknown>>;
+  private readonly insertMember: Statement;
+  private readonly updateMember: Statement;
+  private readonly deleteMember: Statement<[string]>;
 
   constructor(
     db: Database,
@@ -40,6 +48,15 @@ export class SyncInbox {
     this.insertCategory = db.prepare('INSERT INTO categories (uuid, client_id, description, created_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.updateCategory = db.prepare('UPDATE categories SET description = ?, deleted_at = ?, updated_at = ? WHERE id = ?');
     this.memberExists = db.prepare<[string], number>('SELECT count(*) FROM members WHERE id = ?').pluck();
+    this.memberById = db.prepare(`SELECT ${MEMBER_FIELDS.join(', ')} FROM members WHERE id = ?`);
+    this.insertMember = db.prepare(
+      `INSERT INTO members (id, client_id, ${MEMBER_FIELDS.join(', ')}, username_key, email_key, updated_at)
+       VALUES (@id, @client_id, ${MEMBER_FIELDS.map((c) => `@${c}`).join(', ')}, @username_key, @email_key, @updated_at)`,
+    );
+    this.updateMember = db.prepare(
+      `UPDATE members SET ${MEMBER_FIELDS.map((c) => `${c} = @${c}`).join(', ')}, username_key = @username_key, email_key = @email_key, updated_at = @updated_at WHERE id = @id`,
+    );
+    this.deleteMember = db.prepare('DELETE FROM members WHERE id = ?');
   }
 
   /**
@@ -52,10 +69,37 @@ export class SyncInbox {
       for (const row of rows) {
         if (pending.has(row.uuid)) continue;
         if (row.entity === 'category') this.category(clientId, row);
+        else if (row.entity === 'member') this.member(clientId, row);
         else this.poi(clientId, row);
       }
       after();
     });
+  }
+
+  private member(clientId: string, row: PulledRow): void {
+    const local = this.memberById.get(row.uuid);
+    if (row.deleted) {
+      if (local) this.deleteMember.run(row.uuid);
+      return;
+    }
+    const f = row.fields;
+    const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+    const values = {
+      id: row.uuid,
+      client_id: clientId,
+      username: text(f.username) ?? '',
+      username_key: memberKey(text(f.username) ?? ''),
+      email: text(f.email) ?? '',
+      email_key: memberKey(text(f.email) ?? ''),
+      pwd_hash: text(f.pwd_hash) ?? '!',
+      gender: text(f.gender) ?? 'UNDEFINED',
+      birthday: text(f.birthday),
+      email_verified: f.email_verified === 1 ? 1 : 0,
+      registered_at: typeof f.registered_at === 'number' ? f.registered_at : this.clock.now(),
+      updated_at: this.clock.now(),
+    };
+    if (!local) this.insertMember.run(values);
+    else if (MEMBER_FIELDS.some((c) => values[c] !== local[c])) this.updateMember.run(values);
   }
 
   private category(clientId: string, row: PulledRow): void {

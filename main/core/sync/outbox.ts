@@ -9,6 +9,20 @@ const POI_COLUMNS = POI_FIELDS.map((f) => f.column);
 /** Columns of a POI that sync as they are (categories are translated, bookkeeping stays local). */
 const AS_IS = new Set<string>([...POI_COLUMNS, 'created_by', 'registered_at']);
 
+/** A member's fields that sync as the log records them (the password as its current hash, read when sent). */
+const MEMBER_AS_IS = new Set(['username', 'email', 'gender', 'birthday', 'email_verified']);
+
+interface MemberRow {
+  id: string;
+  username: string;
+  email: string;
+  pwd_hash: string;
+  gender: string;
+  birthday: string | null;
+  email_verified: number;
+  registered_at: number;
+}
+
 interface CategoryRow {
   id: number;
   uuid: string;
@@ -34,6 +48,8 @@ export class SyncOutbox {
   private readonly logPage: Statement<[number, number], ChangeRow>;
   private readonly categoriesPage: Statement<[string, number, number], CategoryRow>;
   private readonly poisPage: Statement<[string, number, number], PoiRow>;
+  private readonly membersPage: Statement<[string, string, number], MemberRow>;
+  private readonly hashOf: Statement<[string], string>;
 
   constructor(
     db: Database,
@@ -42,6 +58,10 @@ export class SyncOutbox {
     this.logPage = db.prepare(`SELECT ${CHANGE_COLUMNS} FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`);
     this.categoriesPage = db.prepare('SELECT id, uuid, description, created_at, deleted_at FROM categories WHERE client_id = ? AND id > ? ORDER BY id LIMIT ?');
     this.poisPage = db.prepare(`SELECT * FROM pois WHERE client_id = ? AND id > ? ORDER BY id LIMIT ?`);
+    this.membersPage = db.prepare(
+      'SELECT id, username, email, pwd_hash, gender, birthday, email_verified, registered_at FROM members WHERE client_id = ? AND id > ? ORDER BY id LIMIT ?',
+    );
+    this.hashOf = db.prepare<[string], string>('SELECT pwd_hash FROM members WHERE id = ?').pluck();
   }
 
   /** The log after `after`, this client's POIs and categories, as changes stamped with this device's operation ids. */
@@ -49,10 +69,21 @@ export class SyncOutbox {
     const rows = this.logPage.all(after, limit);
     const changes: PushedChange[] = [];
     for (const row of rows) {
-      if (row.client_id !== clientId || row.actor_kind === 'sync' || (row.entity !== 'poi' && row.entity !== 'category')) continue;
+      if (row.client_id !== clientId || row.actor_kind === 'sync' || (row.entity !== 'poi' && row.entity !== 'category' && row.entity !== 'member')) continue;
       changes.push(this.fromChange(deviceId, row));
     }
     return { changes, last: rows.at(-1)?.seq ?? after, done: rows.length < limit };
+  }
+
+  /** The client's members (a page after the member id `after`), as they are now: what a desktop held before its first sync. */
+  snapshotMembers(deviceId: string, clientId: string, after: string, limit: number): OutboxPage & { lastId: string } {
+    const rows = this.membersPage.all(clientId, after, limit);
+    const changes = rows.map((m): PushedChange => {
+      const fields: PushedChange['fields'] = {};
+      for (const [column, value] of Object.entries(m)) if (column !== 'id') fields[column] = [null, value as FieldValue];
+      return { op: `${deviceId}:member:${m.id}`, entity: 'member', uuid: m.id, kind: 'create', fields, at: m.registered_at };
+    });
+    return { changes, last: 0, lastId: rows.at(-1)?.id ?? after, done: rows.length < limit };
   }
 
   /** The client's categories, then its POIs, as they are now: what a desktop held before its first sync. */
@@ -80,6 +111,7 @@ export class SyncOutbox {
   }
 
   private fromChange(deviceId: string, row: ChangeRow): PushedChange {
+    if (row.entity === 'member') return this.fromMemberChange(deviceId, row);
     const fields: PushedChange['fields'] = {};
     for (const [column, [base, mine]] of Object.entries(changedFields(row))) {
       if (row.entity === 'category' && (column === 'description' || column === 'deleted_at')) fields[column] = [base as FieldValue, mine as FieldValue];
@@ -89,5 +121,20 @@ export class SyncOutbox {
     // A creation's log holds no registration time: it is the creation's own.
     if (row.entity === 'poi' && row.op === 'create') fields.registered_at = [null, row.at];
     return { op: `${deviceId}:${row.seq}`, entity: row.entity === 'poi' ? 'poi' : 'category', uuid: row.entity_uuid!, kind: row.op, fields, at: row.at };
+  }
+
+  private fromMemberChange(deviceId: string, row: ChangeRow): PushedChange {
+    const fields: PushedChange['fields'] = {};
+    const logged = changedFields(row);
+    for (const [column, [base, mine]] of Object.entries(logged)) {
+      if (MEMBER_AS_IS.has(column)) fields[column] = [base as FieldValue, mine as FieldValue];
+    }
+    if (row.op !== 'delete' && (row.op === 'create' || 'password' in logged)) {
+      // The log says only that the password changed: the hash it sends is the member's current one
+      // (a member deleted since sends none that could be used: its delete follows).
+      fields.pwd_hash = [null, this.hashOf.get(row.entity_id) ?? '!'];
+    }
+    if (row.op === 'create') fields.registered_at = [null, row.at];
+    return { op: `${deviceId}:${row.seq}`, entity: 'member', uuid: row.entity_id, kind: row.op, fields, at: row.at };
   }
 }

@@ -43,7 +43,7 @@ export const central001: CentralMigration = {
       CREATE INDEX categories_by_seq ON categories (client_id, seq);
 
       CREATE TABLE members (
-        id             uuid PRIMARY KEY,
+        uuid           uuid PRIMARY KEY,
         client_id      uuid NOT NULL REFERENCES clients(id),
         username       text NOT NULL,
         email          text NOT NULL,
@@ -52,6 +52,7 @@ export const central001: CentralMigration = {
         birthday       text,
         email_verified boolean NOT NULL DEFAULT false,
         registered_at  timestamptz NOT NULL,
+        created_at     timestamptz NOT NULL DEFAULT now(),
         updated_at     timestamptz NOT NULL,
         deleted_at     timestamptz,
         version        bigint NOT NULL DEFAULT 1,
