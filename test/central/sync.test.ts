@@ -91,6 +91,22 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     same(a, b, clientId);
   });
 
+  it('brings 10,000 POIs created on one desktop to the other after one sync each', async () => {
+    const { a, b, clientId, ta, tb } = await pair('Ten thousand');
+    const inputs = Array.from({ length: 10_000 }, (_, i) => ({ name: `Point ${i}`, lat: -10 + (i % 100) / 100, lng: 20 + Math.floor(i / 100) / 100, categories: [2 + (i % 3)], phone: String(i) }));
+    for (let i = 0; i < inputs.length; i += 1000) a.pois.addMany(clientId, inputs.slice(i, i + 1000));
+    let t = performance.now();
+    expect(await syncOnce(a, ta)).toMatchObject({ pushed: 10_000, conflicts: 0 });
+    const pushMs = performance.now() - t;
+    t = performance.now();
+    expect(await syncOnce(b, tb)).toMatchObject({ pulled: 10_000 });
+    console.log(`10,000 POIs: pushed in ${Math.round(pushMs)} ms, pulled and applied in ${Math.round(performance.now() - t)} ms`);
+    const count = (core: OpenCore) => core.db.prepare('SELECT count(*) FROM pois WHERE client_id = ?').pluck().get(clientId);
+    expect(count(b)).toBe(10_000);
+    const names = (core: OpenCore) => core.db.prepare('SELECT uuid, name, lat, lng, phone, category_ids FROM pois WHERE client_id = ? ORDER BY uuid').all(clientId);
+    expect(names(b)).toEqual(names(a));
+  }, 120_000);
+
   it('lets a member registered on one desktop log in on the other, and a new password follows', async () => {
     const { a, b, clientId, ta, tb } = await pair('Members');
     await a.console['members.register']({ clientId, fields: { username: 'ana01', pwd: 'secret1', email: 'ana@example.com' } });
