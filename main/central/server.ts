@@ -16,6 +16,13 @@ export interface CentralServerOptions {
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
+/** PostgreSQL down, restarting or gone: the connection refused or cut, or the server shutting down (SQLSTATE 57P0x, 08xxx). */
+function databaseUnreachable(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  const message = error instanceof Error ? error.message : '';
+  return /^(ECONNREFUSED|ECONNRESET|EPIPE|57P0[1-3]|08\w{3})$/.test(code) || /Connection terminated/.test(message);
+}
+
 class Refusal extends Error {
   constructor(
     readonly code: ErrorCode,
@@ -50,6 +57,7 @@ export async function startCentralServer(pool: Pool, options: CentralServerOptio
   };
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof Refusal) return refuse(reply, error.code, error.message);
+    if (databaseUnreachable(error)) return refuse(reply, 'STORAGE_UNAVAILABLE', 'the central database cannot be reached; nothing of this request was kept: try again later');
     const status = typeof error === 'object' && error !== null && 'statusCode' in error ? error.statusCode : undefined;
     if (status === 400 || status === 415) return refuse(reply, 'MALFORMED_REQUEST', error instanceof Error ? error.message : 'malformed request');
     reply.log.error(error);

@@ -22,6 +22,9 @@ const ATTEMPTS = 5;
 export async function push(pool: Pool, device: Device, changes: readonly PushedChange[]): Promise<PushReply> {
   for (let attempt = 1; ; attempt++) {
     const db = await pool.connect();
+    // A connection lost while checked out also says so as an event; its queries fail with it.
+    const ignore = (): void => undefined;
+    db.on('error', ignore);
     try {
       await db.query('BEGIN');
       await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [device.clientId]);
@@ -41,6 +44,7 @@ export async function push(pool: Pool, device: Device, changes: readonly PushedC
       const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
       if (!RETRYABLE.has(code) || attempt === ATTEMPTS) throw error;
     } finally {
+      db.off('error', ignore);
       db.release();
     }
   }
