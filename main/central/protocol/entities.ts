@@ -16,10 +16,10 @@ export const TABLES: Record<SyncedEntity, EntityTable> = {
   member: { table: 'members', timestamps: ['registered_at'], booleans: ['email_verified'], created: 'created_at' },
 };
 
-/** A field as SQL reads it: timestamps as epoch ms (double precision, so `pg` gives a number). */
+/** A field as SQL reads it: timestamps as whole epoch ms (double precision, so `pg` gives a number; the desktop keeps integers). */
 export const selectField = (entity: SyncedEntity, field: string): string =>
   TABLES[entity].timestamps.includes(field)
-    ? `(extract(epoch FROM ${field}) * 1000)::float8 AS ${field}`
+    ? `round(extract(epoch FROM ${field}) * 1000)::float8 AS ${field}`
     : TABLES[entity].booleans?.includes(field)
       ? `${field}::int AS ${field}`
       : field;
