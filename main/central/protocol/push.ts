@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { ConflictPolicy, PushedChange, PushReply } from '../../../shared/sync.js';
 import type { Device } from '../devices.js';
-import { applyChange } from './apply.js';
+import { applyPush } from './apply.js';
 
 /** PostgreSQL's codes for a transaction that lost a race and may simply be run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -30,15 +30,9 @@ export async function push(pool: Pool, device: Device, changes: readonly PushedC
       await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [device.clientId]);
       const { rows } = await db.query<{ conflict_policy: ConflictPolicy }>('SELECT conflict_policy FROM clients WHERE id = $1', [device.clientId]);
       const policy = rows[0]?.conflict_policy ?? 'last-writer-wins';
-      let applied = 0;
-      let conflicts = 0;
-      for (const change of changes) {
-        const outcome = await applyChange(db, device.clientId, device.id, policy, change);
-        applied++;
-        conflicts += outcome.conflicts;
-      }
+      const { conflicts } = await applyPush(db, device.clientId, device.id, policy, changes);
       await db.query('COMMIT');
-      return { applied, conflicts };
+      return { applied: changes.length, conflicts };
     } catch (error) {
       await db.query('ROLLBACK').catch(() => undefined);
       const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
