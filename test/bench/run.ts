@@ -8,12 +8,13 @@ import { benchMemory } from './memory.js';
 import { benchPois } from './pois.js';
 import { benchBasemap, basemapRows } from './basemap.js';
 import { benchExports, exportRows } from './exports.js';
+import { benchSync, syncRows } from './sync.js';
 import { benchMap, mapRows } from './map.js';
 import { buildRows, contentionRows, HEADERS, renderTable } from './table.js';
 import { findWrk } from './wrk.js';
 
 /**
- * `npm run bench [-- --quick] [-- --pois N] [-- --only http,pois,contention,memory,map,basemap,exports]`: measures the HTTP API
+ * `npm run bench [-- --quick] [-- --pois N] [-- --only http,pois,contention,memory,map,basemap,exports,sync]`: measures the HTTP API
  * against a bare node:http server, login, the POI queries on N POIs (default 1,000,000; 100,000
  * with --quick) and the serving process's memory on them; prints one table and writes it, with
  * every run, as JSON under test/bench/results/. HTTP loads come from wrk when it is on the PATH
@@ -30,7 +31,7 @@ const { values } = parseArgs({
 const quick = values.quick === true;
 const count = Number(values.pois ?? (quick ? 100_000 : 1_000_000));
 if (!Number.isInteger(count) || count < 1000) throw new Error('--pois must be an integer of at least 1000');
-const only = new Set((values.only ?? 'http,pois,contention,memory,map,basemap,exports').split(','));
+const only = new Set((values.only ?? 'http,pois,contention,memory,map,basemap,exports,sync').split(','));
 const plan = quick
   ? { seconds: 3, warmup: 1, repeats: 3, loginSeconds: 3, memorySeconds: 3 }
   : { seconds: 10, warmup: 2, repeats: 3, loginSeconds: 5, memorySeconds: 10 };
@@ -63,7 +64,9 @@ try {
   const basemap = only.has('basemap') ? await benchBasemap(3) : undefined;
   // A client's POIs exported as CSV and GeoJSON (100,000 POIs, or 20,000 with --quick).
   const exports = only.has('exports') ? await benchExports(quick ? 20_000 : 100_000) : undefined;
-  const rows = [...buildRows(http, pois, memory), ...contentionRows(contention), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports)];
+  // Sync with a central PostgreSQL (throwaway cluster): push and pull of 100,000 changes, and a first pull of 1,000,000 POIs (20,000 and 100,000 with --quick).
+  const sync = only.has('sync') ? await benchSync(quick ? 20_000 : 100_000, quick ? 100_000 : 1_000_000) : undefined;
+  const rows = [...buildRows(http, pois, memory), ...contentionRows(contention), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...syncRows(sync)];
   const tool = findWrk() ?? 'Node keep-alive generator (no wrk on the PATH)';
   console.log('');
   console.log(renderTable(rows));
@@ -90,6 +93,7 @@ try {
     map,
     basemap,
     exports,
+    sync,
   };
   writeFileSync(file, JSON.stringify(report, null, 2));
   console.log(`results written to ${file}`);
