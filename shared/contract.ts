@@ -4,6 +4,7 @@ import { clientName, loginInput, pageInput, registerInput, updateMemberInput } f
 import { addPoiInput, categoryDescription, categoryId, lat, lng, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
 import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, PossibleDuplicate, UndoReply, UserReply, WarningReply } from './wire.js';
 import { CHANGE_ACTORS } from './api/replies.js';
+import type { ConflictReply } from './sync.js';
 import { tileImageSource } from './tiles.js';
 import { EXPORT_FORMATS } from './exports.js';
 import type { MapPackage } from './maps.js';
@@ -158,6 +159,19 @@ export const operations = {
   /** Desktop app only: export the client's POIs to a file chosen in the system's save dialog (answered by the shell; null when cancelled). */
   'pois.exportDialog': z.object({ ...forClient, format: z.enum(EXPORT_FORMATS) }),
 
+  /** This desktop's sync with a central store: where it is, what waits, and the last error. */
+  'sync.status': z.object({}),
+  /** The central's address and this desktop's device credential, checked with the central before they are kept. */
+  'sync.configure': z.object({
+    url: z.string().max(500, 'must be at most 500 characters').regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http or https address'),
+    credential: z.string().regex(/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{20,100}$/, 'must be a device credential: DEVICE_ID.SECRET, as central device add printed it'),
+  }),
+  /** Syncs now (or waits for the sync under way), and answers the status after it. */
+  'sync.now': z.object({}),
+  'sync.conflicts': z.object({}),
+  /** Resolves a conflict keeping one side: written here as a change, marked resolved on the central, and sent. */
+  'sync.resolve': z.object({ id: z.number().int().positive(), keep: z.enum(['mine', 'theirs']) }),
+
   'members.list': z.object({ ...forClient, page: pageInput }),
   'members.register': z.object({ ...forClient, fields: registerInput }),
   'members.login': z.object({ ...forClient, fields: loginInput }),
@@ -241,6 +255,22 @@ export interface TileCacheStatus {
   limitBytes: number;
 }
 
+/** Where this desktop is with the central (the Sync panel and `sync status`). */
+export interface SyncStatus {
+  configured: boolean;
+  url: string | null;
+  clientId: string | null;
+  lastSync: string | null;
+  /** POIs, categories and members with changes not sent yet. */
+  waiting: number;
+  running: boolean;
+  progress: { step: string; done: number } | null;
+  lastError: string | null;
+  lastReport: { clientId: string; pushed: number; conflicts: number; pulled: number } | null;
+  /** When the next automatic sync is due (null when none is planned). */
+  nextAttempt: string | null;
+}
+
 export interface Outputs {
   'clients.list': ClientSummary[];
   'clients.create': NewClient;
@@ -273,6 +303,11 @@ export interface Outputs {
   'changes.undo': UndoReply;
   'imports.undo': UndoReply;
   'pois.exportDialog': { file: string } | null;
+  'sync.status': SyncStatus;
+  'sync.configure': SyncStatus;
+  'sync.now': SyncStatus;
+  'sync.conflicts': ConflictReply[];
+  'sync.resolve': SyncStatus;
   'members.list': UserReply[];
   'members.register': UserReply;
   'members.login': UserReply;

@@ -28,6 +28,7 @@ export const ERRORS = {
   TOO_MANY_REQUESTS: { status: 429, description: 'EXCEPTION_TOO_MANY_REQUESTS' },
   INTERNAL: { status: 500, description: 'EXCEPTION_INTERNAL' },
   TILE_SERVER_UNREACHABLE: { status: 502, description: 'EXCEPTION_TILE_SERVER_UNREACHABLE' },
+  SYNC_FAILED: { status: 502, description: 'EXCEPTION_SYNC_FAILED' },
   TOO_MANY_CONNECTIONS: { status: 503, description: 'EXCEPTION_TOO_MANY_CONNECTIONS' },
   STORAGE_FULL: { status: 503, description: 'EXCEPTION_STORAGE_FULL' },
   STORAGE_BUSY: { status: 503, description: 'EXCEPTION_STORAGE_BUSY' },

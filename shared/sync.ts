@@ -99,6 +99,8 @@ export interface ConflictReply {
   id: number;
   entity: SyncedEntity;
   uuid: string;
+  /** What a person calls it now: the POI's name, the category's, the member's username. */
+  label: string | null;
   /** null: an edit against a delete. */
   field: string | null;
   base: FieldValue | Record<string, FieldValue>;

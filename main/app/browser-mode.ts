@@ -1,4 +1,5 @@
 import { createCore } from '../core/service.js';
+import { SyncAgent } from '../sync/agent.js';
 import { ListenerControl } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
 import { dirname } from 'node:path';
@@ -37,7 +38,8 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   if (options.sampleMap !== false) await importSampleMap(core, log);
   let port: number | undefined;
   const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`), () => port);
-  const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`), token);
+  const sync = new SyncAgent(core.syncSide, dirname(options.file), { auto: true });
+  const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`), token, sync);
   let server = new ApiServer(core, { host: '127.0.0.1', port: options.port ?? DEFAULT_CONSOLE_PORT, api: false, console: opts });
   try {
     port = (await server.start()).port;
@@ -50,9 +52,11 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   if (status.error) log(`API listener: ${status.error}`);
   void core.warmUp();
   core.backups.startDaily();
+  sync.start();
   return {
     url: consoleAddress(`http://127.0.0.1:${port}`, token()),
     stop: async () => {
+      sync.stop();
       await listener.stop();
       await server.stop();
       core.close();

@@ -7,6 +7,7 @@ import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
 import type { ConsoleOptions } from '../http/console-routes.js';
+import type { SyncAgent } from '../sync/agent.js';
 
 /** What the console needs of the API listener, whoever runs it. */
 export interface ListenerHandle {
@@ -24,12 +25,22 @@ export function fixedListener(status: () => Omit<ListenerStatus, 'configurable'>
   };
 }
 
-/** Every console operation: the core's, plus the listener's. */
-export function allHandlers(core: Core, listener: ListenerHandle): Handlers<OpName> {
+/** Sync where the host runs none (tests, and hosts started without a data folder). */
+const NO_SYNC = (): never => {
+  throw new ServiceError('FORBIDDEN', 'this process does not sync: start the app or cli serve on a data folder');
+};
+
+/** Every console operation: the core's, plus the listener's and the sync's, which the host runs. */
+export function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAgent): Handlers<OpName> {
   return {
     ...core.console,
     'listener.status': () => listener.status(),
     'listener.configure': (i) => listener.configure(i),
+    'sync.status': () => (sync ? sync.status() : NO_SYNC()),
+    'sync.configure': (i) => (sync ? sync.configure(i.url, i.credential) : NO_SYNC()),
+    'sync.now': () => (sync ? sync.syncNow() : NO_SYNC()),
+    'sync.conflicts': () => (sync ? sync.conflicts() : NO_SYNC()),
+    'sync.resolve': (i) => (sync ? sync.resolve(i.id, { keep: i.keep }) : NO_SYNC()),
     // The Electron shell answers it before these handlers; a browser opens links itself.
     'app.openExternal': () => {
       throw new ServiceError('FORBIDDEN', 'only the desktop app opens links through the console; a browser opens them itself', 'url');
@@ -43,8 +54,8 @@ export function allHandlers(core: Core, listener: ListenerHandle): Handlers<OpNa
   };
 }
 
-export function createInvoke(core: Core, listener: ListenerHandle, onBug: (e: unknown) => void) {
-  const handlers = allHandlers(core, listener);
+export function createInvoke(core: Core, listener: ListenerHandle, onBug: (e: unknown) => void, sync?: SyncAgent) {
+  const handlers = allHandlers(core, listener, sync);
   return (op: string, input: unknown): Promise<Answer<unknown>> => dispatch(handlers, op, input, onBug);
 }
 
@@ -54,10 +65,10 @@ export function createInvoke(core: Core, listener: ListenerHandle, onBug: (e: un
  */
 export const consoleAddress = (origin: string, token: string): string => `${origin}/#token=${token}`;
 
-export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: unknown) => void, token: () => string): ConsoleOptions {
+export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: unknown) => void, token: () => string, sync?: SyncAgent): ConsoleOptions {
   return {
     token,
-    invoke: createInvoke(core, listener, onBug),
+    invoke: createInvoke(core, listener, onBug, sync),
     staticDir: rendererDir(),
     tileOrigins: () => {
       const source = tileImageSource(core.settings.map().tileUrl);

@@ -1,4 +1,5 @@
 import { consoleAddress, consoleOptions, fixedListener } from '../app/console.js';
+import { SyncAgent } from '../sync/agent.js';
 import { liveConsoleToken } from '../app/console-token.js';
 import { importSampleMap } from '../app/sample-map.js';
 import { ensureRenderer } from '../build/renderer.js';
@@ -43,7 +44,8 @@ export async function runServe(options: CliOptions): Promise<number> {
     addresses: reachableAddresses(host === '::' ? '0.0.0.0' : host, boundPort),
     error: null,
   }));
-  const consoleOpts = consoleOptions(core, listener, (e) => console.error('console error:', e), token);
+  const sync = new SyncAgent(core.syncSide, dir, { auto: true });
+  const consoleOpts = consoleOptions(core, listener, (e) => console.error('console error:', e), token, sync);
   const server = new ApiServer(core, { host, port, console: consoleOpts });
   server.on('request', bufferedRequestLog());
   server.on('error', (e) => console.error(`error: ${e.message}`));
@@ -65,10 +67,12 @@ export async function runServe(options: CliOptions): Promise<number> {
   // Build the geocoding index and the map clusters now, not in the first requests that need them.
   void core.warmUp();
   core.backups.startDaily();
+  sync.start();
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
+  sync.stop();
   await server.stop();
   core.close();
   return 0;

@@ -1,4 +1,5 @@
 import { app, BrowserWindow, dialog, session } from 'electron';
+import { SyncAgent } from '../sync/agent.js';
 import { join } from 'node:path';
 import { tileImageSource } from '../../shared/tiles.js';
 import { createInvoke } from '../app/console.js';
@@ -76,7 +77,9 @@ app.whenReady().then(async () => {
   );
   await importSampleMap(opened, (line) => console.log(line));
   listener = desktopListener(opened);
-  handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e)), {
+  const sync = new SyncAgent(opened.syncSide, defaultDataDir(), { auto: true });
+  sync.start();
+  handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e), sync), {
     importMap: () => importFromDialog(opened),
     exportPois: (input) => exportToDialog(opened, input),
   });

@@ -26,7 +26,7 @@ interface Hello {
 export class SyncError extends Error {}
 
 
-async function call<T>(target: SyncTarget, path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+export async function call<T>(target: SyncTarget, path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   let response: Response;
   try {
     response = await fetch(new URL(path, target.url), {

@@ -12,6 +12,7 @@ import { PoiDetails } from './pois/PoiDetails';
 import { PoiForm } from './pois/PoiForm';
 import { SearchPanel } from './pois/SearchPanel';
 import { SettingsPanel } from './settings/SettingsPanel';
+import { SyncPanel } from './sync/SyncPanel';
 import { rememberClient, rememberedClient, type Panel, type PanelKind } from './state';
 
 const TABS: Array<[PanelKind, string]> = [
@@ -24,6 +25,7 @@ const TABS: Array<[PanelKind, string]> = [
   ['listener', 'Listener'],
   ['settings', 'Settings'],
   ['backups', 'Backups'],
+  ['sync', 'Sync'],
 ];
 
 export function App() {
@@ -160,7 +162,8 @@ export function App() {
           {panel.kind === 'listener' && <ListenerPanel />}
           {panel.kind === 'settings' && <SettingsPanel />}
           {panel.kind === 'backups' && <BackupsPanel />}
-          {!clientId && panel.kind !== 'clients' && panel.kind !== 'listener' && panel.kind !== 'settings' && panel.kind !== 'backups' && (
+          {panel.kind === 'sync' && <SyncPanel />}
+          {!clientId && panel.kind !== 'clients' && panel.kind !== 'listener' && panel.kind !== 'settings' && panel.kind !== 'backups' && panel.kind !== 'sync' && (
             <p>No client application yet. Open “Client applications” to create one.</p>
           )}
         </aside>

@@ -13,7 +13,8 @@ export type Panel =
   | { kind: 'clients' }
   | { kind: 'listener' }
   | { kind: 'settings' }
-  | { kind: 'backups' };
+  | { kind: 'backups' }
+  | { kind: 'sync' };
 
 export type PanelKind = Panel['kind'];
 

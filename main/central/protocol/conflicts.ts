@@ -7,8 +7,18 @@ export async function openConflicts(pool: Pool, clientId: string): Promise<Confl
   const { rows } = await pool.query<{
     id: string; entity: ConflictReply['entity']; entity_uuid: string; field: string | null;
     base: ConflictReply['base']; mine: ConflictReply['mine']; theirs: ConflictReply['theirs']; device_id: string | null; at: Date; kept: ConflictReply['kept'];
-  }>('SELECT id, entity, entity_uuid, field, base, mine, theirs, device_id, at, kept FROM conflicts WHERE client_id = $1 AND resolved_at IS NULL ORDER BY id', [clientId]);
-  return rows.map((r) => ({ id: Number(r.id), entity: r.entity, uuid: r.entity_uuid, field: r.field, base: r.base, mine: r.mine, theirs: r.theirs, device: r.device_id, at: r.at.toISOString(), kept: r.kept }));
+    label: string | null;
+  }>(
+    `SELECT c.id, c.entity, c.entity_uuid, c.field, c.base, c.mine, c.theirs, c.device_id, c.at, c.kept,
+       coalesce(p.name, g.description, m.username) AS label
+     FROM conflicts c
+     LEFT JOIN pois p ON c.entity = 'poi' AND p.uuid = c.entity_uuid
+     LEFT JOIN categories g ON c.entity = 'category' AND g.uuid = c.entity_uuid
+     LEFT JOIN members m ON c.entity = 'member' AND m.uuid = c.entity_uuid
+     WHERE c.client_id = $1 AND c.resolved_at IS NULL ORDER BY c.id`,
+    [clientId],
+  );
+  return rows.map((r) => ({ id: Number(r.id), entity: r.entity, uuid: r.entity_uuid, label: r.label, field: r.field, base: r.base, mine: r.mine, theirs: r.theirs, device: r.device_id, at: r.at.toISOString(), kept: r.kept }));
 }
 
 /**
