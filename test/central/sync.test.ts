@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -174,6 +175,35 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     await syncOnce(b, tb);
     expect(all(b, clientId).map((p) => p.name)).toEqual(['Written offline']);
   }, 60_000);
+
+  it('refuses plain HTTP from another computer unless told otherwise, and a request without a valid credential', async () => {
+    // This machine's own network address stands in for another computer: the request does not come from loopback.
+    const lan = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    const { clientId, ta } = await pair('Plain');
+    const strict = await startCentralServer(pools[0]!, { host: '0.0.0.0' });
+    const open = await startCentralServer(pools[0]!, { host: '0.0.0.0', allowPlainHttp: true });
+    try {
+      const hello = (base: string, credential = ta.credential) => fetch(new URL('/sync/hello', base), { headers: { authorization: `Bearer ${credential}` } });
+      const overLan = (served: string): string => `http://${lan}:${new URL(served).port}`;
+      if (lan) {
+        const refused = await hello(overLan(strict.url));
+        expect(refused.status).toBe(403);
+        expect(await refused.json()).toMatchObject({ description: 'EXCEPTION_FORBIDDEN', message: expect.stringContaining('put TLS in front') });
+        expect((await hello(overLan(open.url))).status).toBe(200);
+      } else {
+        console.warn('skipped the plain-HTTP half: this machine has no network address other than loopback');
+      }
+      expect(await (await hello(urls[0]!)).json()).toMatchObject({ client_id: clientId, policy: 'last-writer-wins' });
+      expect((await hello(urls[0]!, `${ta.credential.split('.')[0]}.wrong`)).status).toBe(401);
+      expect((await fetch(new URL('/sync/hello', urls[0]!))).status).toBe(401);
+      const bad = await fetch(new URL('/sync/push', urls[0]!), { method: 'POST', headers: { authorization: `Bearer ${ta.credential}`, 'content-type': 'application/json' }, body: JSON.stringify({ changes: [{ op: 'x', entity: 'poi', uuid: 'nope', kind: 'update', fields: {}, at: 1 }] }) });
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({ description: 'EXCEPTION_INVALID_PARAMETER', message: expect.stringContaining('changes.0.uuid') });
+    } finally {
+      await strict.app.close();
+      await open.app.close();
+    }
+  });
 
   it('never loses an update when both desktops push the same field of the same POIs at once, to the two instances', async () => {
     const { a, clientId, ta, tb } = await pair('Race');
