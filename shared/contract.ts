@@ -264,7 +264,8 @@ export interface SyncStatus {
   /** POIs, categories and members with changes not sent yet. */
   waiting: number;
   running: boolean;
-  progress: { step: string; done: number } | null;
+  /** `total`: known for the pull (how many rows the central had waiting), not for the push. */
+  progress: { step: string; done: number; total: number | null } | null;
   lastError: string | null;
   lastReport: { clientId: string; pushed: number; conflicts: number; pulled: number } | null;
   /** When the next automatic sync is due (null when none is planned). */

@@ -63,51 +63,72 @@ export const MAX_PUSH = 1000;
 export const pushRequest = z.object({ changes: z.array(pushedChange).max(MAX_PUSH, `at most ${MAX_PUSH} changes per push`) });
 export type PushRequest = z.infer<typeof pushRequest>;
 
-export interface PushReply {
+export const pushReply = z.object({
   /** Applied now, or already applied by an earlier try of the same push. */
-  applied: number;
+  applied: z.number().int(),
   /** Conflicts recorded by this push (see the client's policy). */
-  conflicts: number;
-}
+  conflicts: z.number().int(),
+});
+export type PushReply = z.infer<typeof pushReply>;
 
 /** One row of the central as a pull gives it: its current state (or its tombstone), at its place on the change sequence. */
-export interface PulledRow {
-  entity: SyncedEntity;
-  uuid: string;
-  seq: number;
-  version: number;
-  deleted: boolean;
-  fields: Record<string, FieldValue>;
-}
+export const pulledRow = z.object({
+  entity: z.enum(SYNCED_ENTITIES),
+  uuid,
+  seq: z.number().int(),
+  version: z.number().int(),
+  deleted: z.boolean(),
+  fields: z.record(z.string(), fieldValue),
+});
+export type PulledRow = z.infer<typeof pulledRow>;
 
 /** The most rows one pull gives: a first pull of a million POIs goes page by page, in bounded memory. */
 export const MAX_PULL = 5000;
 
-export interface PullReply {
-  rows: PulledRow[];
+export const pullReply = z.object({
+  rows: z.array(pulledRow),
   /** The cursor to ask from next; equal to the one given when nothing is newer. */
-  cursor: number;
+  cursor: z.number().int(),
   /** Whether more rows wait after this page. */
-  more: boolean;
-}
+  more: z.boolean(),
+  /** How many rows were after the cursor when this page was read, when asked (`count=1`): a progress bar's total. */
+  remaining: z.number().int().optional(),
+});
+export type PullReply = z.infer<typeof pullReply>;
 
 export const CONFLICT_POLICIES = ['last-writer-wins', 'manual'] as const;
 export type ConflictPolicy = (typeof CONFLICT_POLICIES)[number];
 
+/** Who a device credential is, for the desktop's first contact. */
+export const helloReply = z.object({
+  device: uuid,
+  client_id: uuid,
+  client_name: z.string().nullable(),
+  policy: z.enum(CONFLICT_POLICIES),
+});
+export type HelloReply = z.infer<typeof helloReply>;
+
+
+const conflictSide = z.union([fieldValue, z.record(z.string(), fieldValue), z.literal('deleted')]);
+
 /** A conflict as the central keeps it: one field (or, for an edit against a delete, the whole row). */
-export interface ConflictReply {
-  id: number;
-  entity: SyncedEntity;
-  uuid: string;
+export const conflictReply = z.object({
+  id: z.number().int(),
+  entity: z.enum(SYNCED_ENTITIES),
+  uuid,
   /** What a person calls it now: the POI's name, the category's, the member's username. */
-  label: string | null;
+  label: z.string().nullable(),
   /** null: an edit against a delete. */
-  field: string | null;
-  base: FieldValue | Record<string, FieldValue>;
-  mine: FieldValue | Record<string, FieldValue>;
-  theirs: FieldValue | Record<string, FieldValue> | 'deleted';
-  device: string | null;
-  at: string;
+  field: z.string().nullable(),
+  /** The value before both changes (an edit against a delete: the deleted row's fields). */
+  base: conflictSide.nullable(),
+  /** The value pushed last ("deleted" for a delete). */
+  mine: conflictSide,
+  /** The central's value when the push arrived ("deleted" when it had been deleted). */
+  theirs: conflictSide,
+  device: uuid.nullable(),
+  at: z.string(),
   /** What the central kept: the pushed value (last writer wins) or its own (manual). */
-  kept: 'mine' | 'theirs';
-}
+  kept: z.enum(['mine', 'theirs']),
+});
+export type ConflictReply = z.infer<typeof conflictReply>;

@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
 import { errorBody, type ErrorCode } from '../../shared/errors.js';
-import { MAX_PULL, pushRequest, type ConflictReply } from '../../shared/sync.js';
+import { syncOpenApiDocument } from '../../shared/api/sync-openapi.js';
+import { CONFLICT_POLICIES, MAX_PULL, pushRequest, type ConflictReply, type HelloReply } from '../../shared/sync.js';
 import { Devices, type Device } from './devices.js';
 import { openConflicts, resolveConflict } from './protocol/conflicts.js';
 import { pull } from './protocol/pull.js';
@@ -64,10 +65,13 @@ export async function startCentralServer(pool: Pool, options: CentralServerOptio
     return refuse(reply, 'INTERNAL', 'the sync service failed; nothing of this request was kept');
   });
 
+  const description = syncOpenApiDocument();
+  app.get('/sync/openapi.json', async () => description);
   app.get('/sync/hello', async (request) => {
     const device = await deviceOf(request);
     const { rows } = await pool.query<{ name: string; conflict_policy: string }>('SELECT name, conflict_policy FROM clients WHERE id = $1', [device.clientId]);
-    return { device: device.id, client_id: device.clientId, client_name: rows[0]?.name ?? null, policy: rows[0]?.conflict_policy ?? 'last-writer-wins' };
+    const policy = CONFLICT_POLICIES.find((p) => p === rows[0]?.conflict_policy) ?? 'last-writer-wins';
+    return { device: device.id, client_id: device.clientId, client_name: rows[0]?.name ?? null, policy } satisfies HelloReply;
   });
   app.post('/sync/push', async (request, reply) => {
     const device = await deviceOf(request);
@@ -82,7 +86,7 @@ export async function startCentralServer(pool: Pool, options: CentralServerOptio
     const limit = Number(query.limit ?? MAX_PULL);
     if (!Number.isInteger(after) || after < 0) return refuse(reply, 'INVALID_PARAMETER', 'after must be a whole number, 0 or more');
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PULL) return refuse(reply, 'INVALID_PARAMETER', `limit must be 1-${MAX_PULL}`);
-    return pull(pool, device.clientId, after, limit);
+    return pull(pool, device.clientId, after, limit, query.count === '1');
   });
   app.get('/sync/conflicts', async (request): Promise<ConflictReply[]> => openConflicts(pool, (await deviceOf(request)).clientId));
   app.post('/sync/conflicts/:id/resolved', async (request, reply) => {

@@ -25,7 +25,7 @@ const failed = (error: unknown): ServiceError =>
  */
 export class SyncAgent {
   private running: Promise<SyncReport> | undefined;
-  private progress: { step: string; done: number } | undefined;
+  private progress: { step: string; done: number; total: number | null } | undefined;
   private lastError: string | null = null;
   private lastReport: SyncReport | null = null;
   private timer: NodeJS.Timeout | undefined;
@@ -125,7 +125,7 @@ export class SyncAgent {
   private run(): Promise<SyncReport> {
     if (this.running) return this.running;
     const target = this.requireTarget();
-    const done = syncOnce(this.core, target, (step, n) => (this.progress = { step, done: n }))
+    const done = syncOnce(this.core, target, (step, n, total) => (this.progress = { step, done: n, total: total ?? null }))
       .then((report) => {
         this.lastReport = report;
         this.lastError = null;

@@ -1,4 +1,5 @@
-import { MAX_PUSH, type ConflictReply, type PullReply, type PushedChange, type PushReply } from '../../shared/sync.js';
+import type { z } from 'zod';
+import { helloReply, MAX_PUSH, pullReply, type ConflictReply, type PushedChange, type PushReply } from '../../shared/sync.js';
 import type { SyncCore } from '../core/sync/sync-parts.js';
 
 export interface SyncTarget {
@@ -15,11 +16,10 @@ export interface SyncReport {
   pulled: number;
 }
 
-interface Hello {
-  device: string;
-  client_id: string;
-  client_name: string | null;
-  policy: string;
+function checked<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
+  const result = schema.safeParse(body);
+  if (!result.success) throw new SyncError(`the central's answer to ${path} is not one this desktop understands: ${result.error.issues[0]?.message ?? 'malformed'} (at ${result.error.issues[0]?.path.join('.') ?? ''})`);
+  return result.data;
 }
 
 /** A refusal or failure of the central, with its JSON error's message when it sent one. */
@@ -49,8 +49,9 @@ export async function call<T>(target: SyncTarget, path: string, init: { method?:
  * position, the pull cursor with the rows it covers), so a sync cut off anywhere and run again
  * carries on; a push repeated after a lost answer applies once (its operation ids).
  */
-export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: (step: string, done: number) => void): Promise<SyncReport> {
-  const hello = await call<Hello>(target, '/sync/hello');
+export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: (step: string, done: number, total?: number) => void): Promise<SyncReport> {
+  // The central's answers are checked like any input: a wrong or corrupted one stops the sync, saying so, before anything is applied.
+  const hello = checked(helloReply, await call<unknown>(target, '/sync/hello'), '/sync/hello');
   const { state } = core.sync;
   let point = state.read();
   if (point.clientId && point.clientId !== hello.client_id) {
@@ -96,12 +97,15 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
     if (page.done) break;
   }
 
+  let total: number | undefined;
   for (let cursor = state.read().cursor; ; ) {
-    const page = await call<PullReply>(target, `/sync/pull?after=${cursor}`);
+    // The first page also says how many rows wait: the progress bar's total.
+    const page = checked(pullReply, await call<unknown>(target, `/sync/pull?after=${cursor}${total === undefined ? '&count=1' : ''}`), '/sync/pull');
+    total ??= page.remaining;
     const pending = core.sync.pending(hello.client_id, state.read().pushed);
     core.sync.inbox.apply(hello.client_id, page.rows, pending, () => state.write({ cursor: page.cursor }));
     report.pulled += page.rows.length;
-    onProgress?.('pull', report.pulled);
+    onProgress?.('pull', report.pulled, total);
     cursor = page.cursor;
     if (!page.more) break;
   }

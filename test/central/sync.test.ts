@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PoiReply } from '../../shared/wire.js';
 import type { ConflictReply, PushedChange } from '../../shared/sync.js';
@@ -175,6 +177,25 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     await syncOnce(b, tb);
     expect(all(b, clientId).map((p) => p.name)).toEqual(['Written offline']);
   }, 60_000);
+
+  it('describes its API in a valid OpenAPI 3.1 document, and its replies match it', async () => {
+    const document = (await (await fetch(new URL('/sync/openapi.json', urls[1]!))).json()) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>> };
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(Object.keys(document.paths).sort()).toEqual(['/sync/conflicts', '/sync/conflicts/{id}/resolved', '/sync/hello', '/sync/pull', '/sync/push']);
+    const { a, clientId, ta } = await pair('Described');
+    await a.console['pois.add']({ clientId, fields: { name: 'Described', lat: 1, lng: 1, categories: [2], geocode: false } });
+    await syncOnce(a, ta);
+    const ajv = new Ajv2020({ strict: false });
+    const get = async (path: string) => (await fetch(new URL(path, ta.url), { headers: { authorization: `Bearer ${ta.credential}` } })).json();
+    for (const [path, url] of [['/sync/hello', '/sync/hello'], ['/sync/pull', '/sync/pull?after=0&count=1'], ['/sync/conflicts', '/sync/conflicts']] as const) {
+      const check = ajv.compile(document.paths[path]!.get!.responses['200']!.content!['application/json']!.schema);
+      const body: unknown = await get(url);
+      expect({ path, ok: check(body), errors: check.errors ?? null }).toEqual({ path, ok: true, errors: null });
+    }
+    expect(await get('/sync/pull?after=0&count=1')).toMatchObject({ remaining: 1, rows: [expect.objectContaining({ entity: 'poi', fields: expect.objectContaining({ name: 'Described' }) })] });
+  });
 
   it('refuses plain HTTP from another computer unless told otherwise, and a request without a valid credential', async () => {
     // This machine's own network address stands in for another computer: the request does not come from loopback.

@@ -7,7 +7,7 @@ import { fieldsOf, selectField, TABLES } from './entities.js';
  * row's current state or its tombstone. One query per entity, each walking its (client_id, seq)
  * index from the cursor, merged in order.
  */
-export async function pull(pool: Pool, clientId: string, after: number, limit: number): Promise<PullReply> {
+export async function pull(pool: Pool, clientId: string, after: number, limit: number, count = false): Promise<PullReply> {
   const pages = await Promise.all(
     SYNCED_ENTITIES.map(async (entity) => {
       const columns = fieldsOf(entity).map((f) => selectField(entity, f));
@@ -21,7 +21,14 @@ export async function pull(pool: Pool, clientId: string, after: number, limit: n
   );
   const merged = pages.flat().sort((a, b) => a.seq - b.seq);
   const rows = merged.slice(0, limit);
-  return { rows, cursor: rows.at(-1)?.seq ?? after, more: merged.length > limit };
+  const reply: PullReply = { rows, cursor: rows.at(-1)?.seq ?? after, more: merged.length > limit };
+  if (count) {
+    const counts = await Promise.all(
+      SYNCED_ENTITIES.map((entity) => pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${TABLES[entity].table} WHERE client_id = $1 AND seq > $2`, [clientId, after])),
+    );
+    reply.remaining = counts.reduce((sum, r) => sum + Number(r.rows[0]!.n), 0);
+  }
+  return reply;
 }
 
 function pick(entity: SyncedEntity, row: Record<string, unknown>): Record<string, FieldValue> {

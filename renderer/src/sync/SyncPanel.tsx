@@ -45,8 +45,15 @@ export function SyncPanel() {
           </button>
         </div>
       )}
+      {s?.running && s.progress?.total ? (
+        <progress max={s.progress.total} value={s.progress.done} aria-label="Receiving from the central">
+          {s.progress.done} of {s.progress.total}
+        </progress>
+      ) : null}
       <p role="status" className="done">
-        {s?.running && s.progress ? `${s.progress.step === 'push' ? 'Sending' : 'Receiving'}: ${s.progress.done.toLocaleString()} so far…` : ''}
+        {s?.running && s.progress
+          ? `${s.progress.step === 'push' ? 'Sending' : 'Receiving'}: ${s.progress.done.toLocaleString()}${s.progress.total ? ` of ${s.progress.total.toLocaleString()}` : ' so far'}…`
+          : ''}
         {!s?.running && now.isSuccess && s?.lastReport
           ? `Synced: ${s.lastReport.pushed} sent, ${s.lastReport.pulled} received${s.lastReport.conflicts ? `, ${s.lastReport.conflicts} conflicts` : ''}.`
           : ''}
