@@ -13,6 +13,12 @@ export interface ImportReport {
   refused: Array<{ where: string; reason: string }>;
   ignoredColumns: string[];
   createdCategories: string[];
+  /**
+   * Rows added next to a POI of the client (already there, or added earlier by the same import)
+   * within 50 m with a similar name: added all the same, listed to check (the first 1,000; `duplicateCount` says how many).
+   */
+  possibleDuplicates: Array<{ where: string; name: string; of: { id: number | null; name: string; distance_m: number; where?: string } }>;
+  duplicateCount: number;
   dryRun: boolean;
   cancelled: boolean;
 }

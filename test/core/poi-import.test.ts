@@ -141,4 +141,15 @@ describe('importing POIs', () => {
     const junk = await core.importPois(target, from('not json at all'), 'geojson');
     expect(junk.refused[0]!.reason).toMatch(/not valid JSON/);
   });
+  it('flags rows that look like a POI already there (or added earlier by the same import) in its report, and adds them all the same', async () => {
+    const client = core.clients.create({ name: 'Twins' }).client_id;
+    await core.console['pois.add']({ clientId: client, fields: { name: 'Café Plaza Mayor', lat: 40.4155, lng: -3.7074, categories: [2], geocode: false } });
+    const csv = 'name,lat,lng,categories\r\ncafe plaza mayor!,40.41552,-3.70742,2\r\nFar away,41,-3,2\r\nFar away,41.00001,-3,2\r\nCafé Plaza Mayor,40.5,-3.7074,2\r\n';
+    const report = await core.importPois(client, from(csv), 'csv');
+    expect(report).toMatchObject({ added: 4, refused: [], duplicateCount: 2 });
+    expect(report.possibleDuplicates).toEqual([
+      { where: 'line 2', name: 'cafe plaza mayor!', of: expect.objectContaining({ name: 'Café Plaza Mayor', distance_m: 3 }) },
+      { where: 'line 4', name: 'Far away', of: { id: null, name: 'Far away', distance_m: 1, where: 'line 3' } },
+    ]);
+  });
 });

@@ -8,6 +8,7 @@ import { addPoiInput, updatePoiInput, type ValidAddPoi } from '../../../shared/s
 import { foldText } from '../../../shared/text-fold.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../services.js';
+import { duplicateDistance } from '../pois/duplicates.js';
 import { newUuid } from '../store/new-uuid.js';
 import type { Actor } from '../store/write-path.js';
 import { importRecords, type ImportRecord } from './records.js';
@@ -57,7 +58,21 @@ const describe = (error: z.ZodError): string => error.issues.map((i) => `${i.pat
 export async function importPois(s: Services, clientId: string, source: Readable, format: ExportFormat, options: ImportOptions = {}): Promise<ImportReport> {
   s.clients.requireId(clientId);
   const actor = { kind: 'import', id: newUuid() } as const satisfies Actor;
-  const report: ImportReport = { importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], ignoredColumns: [], createdCategories: [], dryRun: options.dryRun === true, cancelled: false };
+  const report: ImportReport = {
+    importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], ignoredColumns: [], createdCategories: [], possibleDuplicates: [], duplicateCount: 0, dryRun: options.dryRun === true, cancelled: false,
+  };
+  // Flagged, never refused: checked against what the client holds (earlier batches of this import included).
+  const flagDuplicate = (where: string, row: ValidAddPoi): void => {
+    let twin: ImportReport['possibleDuplicates'][number]['of'] | undefined = s.queries.duplicates(clientId, { lat: row.lat, lng: row.lng, name: row.name })[0];
+    // The rows of the batch not written yet (in a dry run, nothing is: only the batch's own rows are compared).
+    for (let i = 0; !twin && i < pending.length; i++) {
+      const d = duplicateDistance(pending[i]!, row);
+      if (d !== undefined) twin = { id: null, name: pending[i]!.name, distance_m: d, where: pendingWhere[i]! };
+    }
+    if (!twin) return;
+    report.duplicateCount++;
+    if (report.possibleDuplicates.length < MAX_LISTED) report.possibleDuplicates.push({ where, name: row.name, of: twin });
+  };
   let refusedCount = 0;
   const refuse = (where: string, reason: string): void => {
     refusedCount++;
@@ -95,11 +110,13 @@ export async function importPois(s: Services, clientId: string, source: Readable
   };
 
   const pending: ValidAddPoi[] = [];
+  const pendingWhere: string[] = [];
   const flush = (): void => {
     if (pending.length === 0) return;
     if (!options.dryRun) s.pois.addMany(clientId, pending, actor);
     report.added += pending.length;
     pending.length = 0;
+    pendingWhere.length = 0;
     options.onProgress?.(report.rows);
   };
 
@@ -153,12 +170,14 @@ export async function importPois(s: Services, clientId: string, source: Readable
       refuse(r.where, `categories: no category ${unknown.join(', ')} in this client`);
       continue;
     }
+    flagDuplicate(r.where, checked.data);
     if (options.geocode) {
       if (!options.dryRun) await s.pois.add(clientId, null, checked.data);
       report.added++;
       continue;
     }
     pending.push(checked.data);
+    pendingWhere.push(r.where);
     if (pending.length >= BATCH) {
       flush();
       // Other requests get their turn between batches.

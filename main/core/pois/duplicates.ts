@@ -45,6 +45,14 @@ function similarComparable(x: string, y: string): boolean {
   return short.length >= MIN_CONTAINED && ` ${long} `.includes(` ${short} `);
 }
 
+/** How far apart two probes are when they look like one place entered twice (within 50 m, similar names); undefined otherwise. */
+export function duplicateDistance(a: DuplicateProbe, b: DuplicateProbe): number | undefined {
+  // A cheap latitude test first: 50 m is about 0.00045 degrees of latitude anywhere.
+  if (Math.abs(a.lat - b.lat) > 0.0005) return undefined;
+  const d = metresBetween(a.lat, a.lng, b.lat, b.lng);
+  return d <= DUPLICATE_RADIUS_M && similarNames(a.name, b.name) ? Math.round(d) : undefined;
+}
+
 export interface DuplicateProbe {
   lat: number;
   lng: number;

@@ -129,6 +129,21 @@ export function ImportPois({ clientId }: { clientId: string }) {
           )}
         </div>
       )}
+      {report && report.duplicateCount > 0 && (
+        <div className="import-duplicates">
+          <p>
+            {report.duplicateCount} {report.duplicateCount === 1 ? 'row looks' : 'rows look'} like a POI already there (within 50 m, a similar name){report.dryRun ? '' : '; added all the same'}:
+          </p>
+          <ul aria-label="Possible duplicates">
+            {report.possibleDuplicates.slice(0, SHOWN).map((d, i) => (
+              <li key={i}>
+                {d.where}: “{d.name}”, possible duplicate of “{d.of.name}” ({d.of.distance_m} m away, {d.of.id === null ? `${d.of.where} of this file` : `POI ${d.of.id}`})
+              </li>
+            ))}
+            {report.duplicateCount > SHOWN && <li>and {report.duplicateCount - SHOWN} more</li>}
+          </ul>
+        </div>
+      )}
       {report && !report.dryRun && report.added + report.updated > 0 && <UndoImport clientId={clientId} importId={report.importId} />}
     </section>
   );
