@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ErrorBody, OkBody } from './errors.js';
 import { clientName, loginInput, pageInput, registerInput, updateMemberInput } from './schemas/members.js';
 import { addPoiInput, categoryDescription, categoryId, lat, lng, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
-import type { CategoryReply, ChangeReply, ClientSummary, NewClient, PoiReply, PossibleDuplicate, UndoReply, UserReply, WarningReply } from './wire.js';
+import type { CategoryReply, ChangeReply, ClientSummary, DuplicatePair, NewClient, PoiReply, PossibleDuplicate, UndoReply, UserReply, WarningReply } from './wire.js';
 import { CHANGE_ACTORS } from './api/replies.js';
 import type { ConflictReply } from './sync.js';
 import { tileImageSource } from './tiles.js';
@@ -144,6 +144,10 @@ export const operations = {
   /** Closes a report, changing nothing else. */
   'warnings.dismiss': z.object({ ...forClient, warning: z.number().int().positive() }),
   'pois.history': z.object({ ...forClient, poi: poiId }),
+  /** The client's possible duplicates two by two, a page at a time (`after`: the `next` of the previous page). */
+  'pois.duplicatePairs': z.object({ ...forClient, after: z.number().int().nonnegative().optional() }),
+  /** Keeps one POI, moves the other's open reports and history to it, and deletes the other. */
+  'pois.merge': z.object({ ...forClient, keep: poiId, other: poiId }),
   /** The client's last changes, newest first, of one kind of actor and one entity when given; pages go back from `before` (a seq). */
   'changes.activity': z.object({
     ...forClient,
@@ -300,6 +304,8 @@ export interface Outputs {
   'warnings.apply': PoiReply;
   'warnings.dismiss': OkBody;
   'pois.history': ChangeReply[];
+  'pois.duplicatePairs': { pairs: DuplicatePair[]; next: number | null };
+  'pois.merge': PoiReply;
   'changes.activity': { changes: ChangeReply[]; next: number | null };
   'changes.undo': UndoReply;
   'imports.undo': UndoReply;

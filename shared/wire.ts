@@ -38,6 +38,13 @@ export interface UndoReply {
   poi: number | null;
 }
 
+/** Two POIs of a client that look like one place entered twice (the lower id first). */
+export interface DuplicatePair {
+  a: { id: number; name: string };
+  b: { id: number; name: string };
+  distance_m: number;
+}
+
 export interface PossibleDuplicate {
   id: number;
   name: string;

@@ -4,6 +4,7 @@ import { Backups } from './backups/backups.js';
 import { Categories } from './categories/categories.js';
 import { ChangeLog } from './changes/change-log.js';
 import { Undo } from './changes/undo.js';
+import { Merges } from './pois/merge.js';
 import { syncParts, type SyncParts } from './sync/sync-parts.js';
 import { Clients } from './clients/clients.js';
 import { systemClock, type Clock } from './clock.js';
@@ -61,6 +62,7 @@ export interface Services {
   geocoder: Geocoder;
   changes: ChangeLog;
   undo: Undo;
+  merges: Merges;
   /** The desktop's side of sync with a central store. */
   sync: SyncParts;
   /** The one write path (group commit, change log's actor). */
@@ -137,6 +139,7 @@ export function openServices(options: CoreOptions): Services {
     geocoder,
     changes,
     undo: new Undo(db, writes, clock, store, warnings, categories),
+    merges: new Merges(db, writes, clock, store, pois),
     sync: syncParts(db, writes, clock, store),
     writes,
     abuse,

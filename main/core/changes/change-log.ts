@@ -56,12 +56,15 @@ const ACTIVITY_SCAN = 50_000;
  * history, the activity list and undo.
  */
 export class ChangeLog {
-  private readonly ofPoi: Statement<[number, string, number], ChangeRow>;
+  private readonly ofPoi: Statement<[{ poi: number; client: string; limit: number }], ChangeRow>;
   private readonly recent: Statement<[number, number], ChangeRow>;
 
   constructor(db: Database) {
     // The POI itself (its categories among its fields) and its reports, newest first.
-    this.ofPoi = db.prepare(`SELECT ${CHANGE_COLUMNS} FROM changes WHERE poi_id = ? AND client_id = ? ORDER BY seq DESC LIMIT ?`);
+    // With the history of the POIs merged into it (main/core/pois/merge.ts).
+    this.ofPoi = db.prepare(
+      `SELECT ${CHANGE_COLUMNS} FROM changes WHERE poi_id IN (SELECT @poi UNION ALL SELECT merged_id FROM poi_merges WHERE into_id = @poi) AND client_id = @client ORDER BY seq DESC LIMIT @limit`,
+    );
     this.recent = db.prepare(`SELECT ${CHANGE_COLUMNS} FROM changes WHERE seq < ? ORDER BY seq DESC LIMIT ?`);
   }
 
@@ -70,7 +73,7 @@ export class ChangeLog {
    * 404 when the client never had that POI.
    */
   poiHistory(clientId: string, poiId: number, limit = 1000): ChangeReply[] {
-    const changes = this.ofPoi.all(poiId, clientId, limit).map(reply);
+    const changes = this.ofPoi.all({ poi: poiId, client: clientId, limit }).map(reply);
     if (changes.length === 0) throw poiNotFound(poiId);
     return changes;
   }
