@@ -3,6 +3,7 @@ import { ActivityPanel } from './activity/ActivityPanel';
 import { BackupsPanel } from './backups/BackupsPanel';
 import { CategoriesPanel } from './categories/CategoriesPanel';
 import { ClientsPanel } from './clients/ClientsPanel';
+import { DuplicatesPanel } from './duplicates/DuplicatesPanel';
 import { useClients } from './clients/queries';
 import { ListenerPanel } from './listener/ListenerPanel';
 import { PoiMap, type Focus } from './map/PoiMap';
@@ -19,6 +20,7 @@ const TABS: Array<[PanelKind, string]> = [
   ['search', 'Search'],
   ['reports', 'Reports'],
   ['activity', 'Activity'],
+  ['duplicates', 'Duplicates'],
   ['members', 'Members'],
   ['categories', 'Categories'],
   ['clients', 'Client applications'],
@@ -155,6 +157,7 @@ export function App() {
             />
           )}
           {panel.kind === 'reports' && clientId && <ReportsPanel clientId={clientId} onOpen={(poi) => setPanel({ kind: 'poi', poi })} />}
+          {panel.kind === 'duplicates' && clientId && <DuplicatesPanel clientId={clientId} onOpen={(poi) => setPanel({ kind: 'poi', poi })} />}
           {panel.kind === 'activity' && clientId && <ActivityPanel clientId={clientId} onOpen={(poi) => setPanel({ kind: 'poi', poi })} />}
           {panel.kind === 'members' && clientId && <MembersPanel clientId={clientId} />}
           {panel.kind === 'categories' && clientId && <CategoriesPanel clientId={clientId} />}

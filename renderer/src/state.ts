@@ -8,6 +8,7 @@ export type Panel =
   | { kind: 'search' }
   | { kind: 'reports' }
   | { kind: 'activity' }
+  | { kind: 'duplicates' }
   | { kind: 'members' }
   | { kind: 'categories' }
   | { kind: 'clients' }

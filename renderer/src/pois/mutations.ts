@@ -5,6 +5,7 @@ import { categoryKeys } from '../categories/queries';
 import { useOperation } from '../operation';
 import { ConsoleError, uploadImport } from '../transport';
 import { POI_FORM_FIELDS } from './fields';
+import { reportKeys } from '../reports/queries';
 import { poiKeys } from './queries';
 
 /** What a POI change makes stale: every view of the client's POIs (map, details, search, warnings). */
@@ -14,7 +15,8 @@ export const useAddPoi = () => useOperation('pois.add', changed, POI_FORM_FIELDS
 
 export const useUpdatePoi = () => useOperation('pois.update', changed, POI_FORM_FIELDS);
 
-export const useDeletePoi = () => useOperation('pois.delete', changed);
+/** A delete also closes the POI's reports. */
+export const useDeletePoi = () => useOperation('pois.delete', (i) => [...changed(i), reportKeys.open(i.clientId)]);
 
 /** A POI dragged on the map to a new place, and confirmed. */
 export interface Move {

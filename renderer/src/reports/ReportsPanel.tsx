@@ -2,7 +2,9 @@ import '../ui/panels.css';
 import { useId } from 'react';
 import { POI_FIELDS } from '../../../shared/poi-fields';
 import type { PoiReply, WarningReply } from '../../../shared/wire';
-import { usePoi } from '../pois/queries';
+import { MergeChoice } from '../duplicates/MergeChoice';
+import { useDeletePoi } from '../pois/mutations';
+import { useDuplicates, usePoi } from '../pois/queries';
 import { FormError } from '../ui/Field';
 import { useApplyReport, useDismissReport } from './mutations';
 import { useOpenReports } from './queries';
@@ -68,7 +70,8 @@ function Report({ clientId, w, onOpen }: { clientId: string; w: WarningReply; on
         </table>
       )}
       {proposes && diff.length === 0 && poi.data && <p>The POI already holds what this report proposes.</p>}
-      {!proposes && <p>Open the POI to delete it (closed for good) or to compare it with its duplicate.</p>}
+      {w.type === 'DUPLICATED' && poi.data && <DuplicateOf clientId={clientId} poi={poi.data} />}
+      {w.type === 'CLOSED' && poi.data && <DeleteClosed clientId={clientId} poi={poi.data} />}
       <div className="actions">
         {proposes && (
           <button type="button" disabled={apply.isPending} onClick={() => apply.mutate({ clientId, warning: w.id })}>
@@ -81,6 +84,42 @@ function Report({ clientId, w, onOpen }: { clientId: string; w: WarningReply; on
       </div>
       <FormError error={apply.errors.form ?? dismiss.errors.form} />
     </li>
+  );
+}
+
+/** A DUPLICATED report: the POIs it may duplicate (within 50 m, a similar name), each with a merge. */
+function DuplicateOf({ clientId, poi }: { clientId: string; poi: PoiReply }) {
+  const twins = useDuplicates(clientId, { lat: poi.latitude, lng: poi.longitude, name: poi.name, except: poi.id });
+  if (!twins.data) return null;
+  if (twins.data.length === 0) return <p>No POI within 50 m has a similar name: open the POI to compare, or dismiss the report.</p>;
+  return (
+    <ul className="pairs" aria-label={`POIs “${poi.name}” may duplicate`}>
+      {twins.data.map((t) => (
+        <li key={t.id}>
+          <p>
+            Possible duplicate of “{t.name}”, {t.distance_m} m away
+          </p>
+          <MergeChoice clientId={clientId} a={{ id: poi.id, name: poi.name }} b={{ id: t.id, name: t.name }} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A CLOSED report: the place is gone; deleting the POI closes its reports with it (and can be undone). */
+function DeleteClosed({ clientId, poi }: { clientId: string; poi: PoiReply }) {
+  const remove = useDeletePoi();
+  return (
+    <div className="actions">
+      <button
+        type="button"
+        disabled={remove.isPending}
+        onClick={() => window.confirm(`Delete “${poi.name}”? Its reports close with it; the delete can be undone from the Activity panel.`) && remove.mutate({ clientId, poi: poi.id })}
+      >
+        Delete the POI
+      </button>
+      <FormError error={remove.errors.form} />
+    </div>
   );
 }
 
