@@ -6,7 +6,7 @@ import type { CategoryReply, ChangeReply, ClientSummary, DuplicatePair, NewClien
 import { CHANGE_ACTORS } from './api/replies.js';
 import type { ConflictReply } from './sync.js';
 import { tileImageSource } from './tiles.js';
-import { EXPORT_FORMATS } from './exports.js';
+import { EXPORT_FORMATS, type ImportReport } from './exports.js';
 import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
 
@@ -162,6 +162,8 @@ export const operations = {
   'imports.undo': z.object({ ...forClient, importId: z.string().min(1, 'must not be empty').max(100) }),
   /** Desktop app only: export the client's POIs to a file chosen in the system's save dialog (answered by the shell; null when cancelled). */
   'pois.exportDialog': z.object({ ...forClient, format: z.enum(EXPORT_FORMATS) }),
+  /** Desktop app only: import POIs from a file chosen in the system's open dialog (answered by the shell; null when cancelled). */
+  'pois.importDialog': z.object({ ...forClient, dryRun: z.boolean().default(false), createCategories: z.boolean().default(false) }),
 
   /** This desktop's sync with a central store: where it is, what waits, and the last error. */
   'sync.status': z.object({}),
@@ -310,6 +312,7 @@ export interface Outputs {
   'changes.undo': UndoReply;
   'imports.undo': UndoReply;
   'pois.exportDialog': { file: string } | null;
+  'pois.importDialog': ImportReport | null;
   'sync.status': SyncStatus;
   'sync.configure': SyncStatus;
   'sync.now': SyncStatus;

@@ -45,6 +45,9 @@ export function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAge
     'app.openExternal': () => {
       throw new ServiceError('FORBIDDEN', 'only the desktop app opens links through the console; a browser opens them itself', 'url');
     },
+    'pois.importDialog': () => {
+      throw new ServiceError('FORBIDDEN', 'only the desktop app has a file dialog; browser mode uploads the file (POST /console/imports)');
+    },
     'pois.exportDialog': () => {
       throw new ServiceError('FORBIDDEN', 'only the desktop app has a save dialog; browser mode downloads the export (POST /console/downloads)');
     },

@@ -7,11 +7,12 @@ import { isOwn, openExternalLink } from './security.js';
  * The one IPC channel: `invoke(op, input)` from the app's own pages only. Input is validated by
  * the contract's schema inside `invoke` before the core sees it. `app.openExternal` is answered
  * here, by the shell: it alone hears whether a user activation was behind the call (`activated`,
- * added by the preload, never by the page); so are `maps.importDialog` and `pois.exportDialog`, the system's file dialogs.
+ * added by the preload, never by the page); so are `maps.importDialog`, `pois.exportDialog` and `pois.importDialog`, the system's file dialogs.
  */
 export interface ShellDialogs {
   importMap: () => Promise<Answer<unknown>>;
   exportPois: (input: unknown) => Promise<Answer<unknown>>;
+  importPois: (input: unknown) => Promise<Answer<unknown>>;
 }
 
 export function handleConsoleIpc(invoke: (op: string, input: unknown) => Promise<Answer<unknown>>, dialogs: ShellDialogs): void {
@@ -24,6 +25,7 @@ export function handleConsoleIpc(invoke: (op: string, input: unknown) => Promise
     if (op === 'app.openExternal') return openExternalLink(input, activated === true);
     if (op === 'maps.importDialog') return dialogs.importMap();
     if (op === 'pois.exportDialog') return dialogs.exportPois(input);
+    if (op === 'pois.importDialog') return dialogs.importPois(input);
     return invoke(op, input);
   });
 }

@@ -10,6 +10,7 @@ import { defaultDataDir, prepareDataDir } from '../data-dir.js';
 import { handleConsoleIpc } from './ipc.js';
 import { importFromDialog } from './map-import.js';
 import { exportToDialog } from './poi-export.js';
+import { importToClient } from './poi-import.js';
 import { electronNativeBinding, NATIVE_HELP } from './native.js';
 import { registerScheme, serveRenderer } from './protocol.js';
 import { APP_ORIGIN, denyPermissions, hardenApp } from './security.js';
@@ -82,6 +83,7 @@ app.whenReady().then(async () => {
   handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e), sync), {
     importMap: () => importFromDialog(opened),
     exportPois: (input) => exportToDialog(opened, input),
+    importPois: (input) => importToClient(opened, input),
   });
   await listener.restore();
   createWindow();

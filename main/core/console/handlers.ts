@@ -19,7 +19,7 @@ export type Handlers<K extends OpName> = { [P in K]: Handler<P> };
  * The listener is not the core's: its two operations are handled where the listener lives; nor
  * are opening a link and the file dialog, which only the desktop shell has.
  */
-export type CoreOp = Exclude<OpName, 'listener.status' | 'listener.configure' | 'app.openExternal' | 'maps.importDialog' | 'pois.exportDialog' | `sync.${string}`>;
+export type CoreOp = Exclude<OpName, 'listener.status' | 'listener.configure' | 'app.openExternal' | 'maps.importDialog' | 'pois.exportDialog' | 'pois.importDialog' | `sync.${string}`>;
 
 /**
  * The console's operations over the core, each in its feature's folder: the operator of this

@@ -1,13 +1,11 @@
 import { useId, useRef, useState } from 'react';
-import { UndoImport } from '../activity/UndoImport';
 import type { ExportFormat } from '../../../shared/exports';
 import { inBrowserMode } from '../transport';
 import { FileInput } from '../ui/FileInput';
 import { formatOf, previewOf, type Preview } from './importPreview';
-import { useImportPois } from './mutations';
+import { ImportReportView } from './ImportReportView';
+import { useImportDialog, useImportPois } from './mutations';
 
-/** The first refusals shown; the count says how many more. */
-const SHOWN = 20;
 
 /**
  * Import POIs from a CSV or GeoJSON file: a preview of the first rows and how each column maps,
@@ -21,7 +19,7 @@ export function ImportPois({ clientId }: { clientId: string }) {
   const [problem, setProblem] = useState<string | undefined>();
   const [createCategories, setCreateCategories] = useState(false);
   const importer = useImportPois(clientId);
-  if (!inBrowserMode) return <p className="hint">Import POIs from the command line: npm run cli -- pois import FILE --client ID.</p>;
+  if (!inBrowserMode) return <DesktopImport clientId={clientId} />;
 
   const pick = async (chosen: File): Promise<void> => {
     importer.reset();
@@ -110,41 +108,33 @@ export function ImportPois({ clientId }: { clientId: string }) {
         </div>
       )}
       {importer.error && <p role="alert" className="error">{importer.error}</p>}
-      {report && (
-        <div className="import-report" role="status">
-          <p>
-            {report.dryRun ? 'Checked, nothing written: ' : ''}
-            {report.added} added, {report.updated} updated, {report.refused.length} refused, of {report.rows} rows
-            {report.createdCategories.length > 0 && `; categories ${report.dryRun ? 'to create' : 'created'}: ${report.createdCategories.join(', ')}`}.
-          </p>
-          {report.refused.length > 0 && (
-            <ul aria-label="Refused rows">
-              {report.refused.slice(0, SHOWN).map((r, i) => (
-                <li key={i}>
-                  {r.where}: {r.reason}
-                </li>
-              ))}
-              {report.refused.length > SHOWN && <li>and {report.refused.length - SHOWN} more</li>}
-            </ul>
-          )}
-        </div>
-      )}
-      {report && report.duplicateCount > 0 && (
-        <div className="import-duplicates">
-          <p>
-            {report.duplicateCount} {report.duplicateCount === 1 ? 'row looks' : 'rows look'} like a POI already there (within 50 m, a similar name){report.dryRun ? '' : '; added all the same'}:
-          </p>
-          <ul aria-label="Possible duplicates">
-            {report.possibleDuplicates.slice(0, SHOWN).map((d, i) => (
-              <li key={i}>
-                {d.where}: “{d.name}”, possible duplicate of “{d.of.name}” ({d.of.distance_m} m away, {d.of.id === null ? `${d.of.where} of this file` : `POI ${d.of.id}`})
-              </li>
-            ))}
-            {report.duplicateCount > SHOWN && <li>and {report.duplicateCount - SHOWN} more</li>}
-          </ul>
-        </div>
-      )}
-      {report && !report.dryRun && report.added + report.updated > 0 && <UndoImport clientId={clientId} importId={report.importId} />}
+      {report && <ImportReportView clientId={clientId} report={report} />}
+    </section>
+  );
+}
+
+/** The desktop app: the system's open dialog picks the file, the main process imports it, the report shows here. */
+function DesktopImport({ clientId }: { clientId: string }) {
+  const id = useId();
+  const [createCategories, setCreateCategories] = useState(false);
+  const pick = useImportDialog();
+  return (
+    <section className="import-pois" aria-labelledby={id}>
+      <h3 id={id}>Import POIs</h3>
+      <label>
+        <input type="checkbox" checked={createCategories} onChange={(e) => setCreateCategories(e.target.checked)} />
+        Create the categories the file names that this client does not have
+      </label>
+      <div className="actions">
+        <button type="button" disabled={pick.isPending} onClick={() => pick.mutate({ clientId, dryRun: true, createCategories })}>
+          Check a file…
+        </button>
+        <button type="button" disabled={pick.isPending} onClick={() => pick.mutate({ clientId, dryRun: false, createCategories })}>
+          {pick.isPending ? 'Importing…' : 'Import a file…'}
+        </button>
+      </div>
+      {pick.errors.form && <p role="alert" className="error">{pick.errors.form}</p>}
+      {pick.data && <ImportReportView clientId={clientId} report={pick.data} />}
     </section>
   );
 }

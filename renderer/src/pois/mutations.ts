@@ -48,6 +48,9 @@ export function useMovePoi(clientId: string) {
 /** Desktop app: the export written to a file chosen in the system's save dialog. */
 export const useExportDialog = () => useOperation('pois.exportDialog', () => []);
 
+/** Desktop app: an import through the system's open dialog changes the client's POIs and categories. */
+export const useImportDialog = () => useOperation('pois.importDialog', (i) => [poiKeys.all(i.clientId), categoryKeys.list(i.clientId)]);
+
 /**
  * Browser mode: a CSV or GeoJSON file imported into the client, with the upload's progress and a
  * cancel; the answer is the import's report (rows refused with where and why).

@@ -1,0 +1,27 @@
+import { BrowserWindow, dialog } from 'electron';
+import { createReadStream } from 'node:fs';
+import { operations, type Answer } from '../../shared/contract.js';
+import type { ImportReport } from '../../shared/exports.js';
+import { ServiceError, validate } from '../core/errors.js';
+import type { Core } from '../core/service.js';
+
+/**
+ * `pois.importDialog`: the system's open dialog, then the chosen file imported as browser mode's
+ * upload is (same rules, same report); null when the dialog is cancelled. The format is the
+ * file's extension.
+ */
+export async function importToClient(core: Core, input: unknown): Promise<Answer<ImportReport | null>> {
+  try {
+    const { clientId, dryRun, createCategories } = validate<{ clientId: string; dryRun: boolean; createCategories: boolean }>(operations['pois.importDialog'], input);
+    const window = BrowserWindow.getFocusedWindow();
+    const options = { title: 'Import POIs', properties: ['openFile' as const], filters: [{ name: 'CSV or GeoJSON', extensions: ['csv', 'geojson', 'json'] }] };
+    const picked = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
+    const file = picked.filePaths[0];
+    if (picked.canceled || !file) return { ok: true, value: null };
+    const format = /\.csv$/i.test(file) ? 'csv' : 'geojson';
+    return { ok: true, value: await core.importPois(clientId, createReadStream(file), format, { dryRun, createCategories }) };
+  } catch (error) {
+    if (error instanceof ServiceError) return { ok: false, error: error.toBody() };
+    throw error;
+  }
+}
