@@ -4,7 +4,7 @@ import type { UndoReply } from '../../../shared/wire.js';
 import type { Categories } from '../categories/categories.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
-import { categoryIds, type PoiRow } from '../pois/poi-row.js';
+import { categoryIds, poiFields, type PoiRow } from '../pois/poi-row.js';
 import type { PoiStore } from '../pois/poi-store.js';
 import { CONSOLE, type WritePath } from '../store/write-path.js';
 import type { WarningStore } from '../warnings/warnings.js';
@@ -138,7 +138,8 @@ export class Undo {
     const old = (column: string): unknown => fields[column]?.[0] ?? null;
     const id = Number(change.entity_id);
     const createdBy = old('created_by') as string | null;
-    const row = {
+    return {
+      ...poiFields(old),
       id,
       uuid: change.entity_uuid!,
       client_id: change.client_id!,
@@ -149,8 +150,6 @@ export class Undo {
       registered_at: (old('registered_at') as number | null) ?? this.createdAt.get(id) ?? change.at,
       updated_at: Math.max(this.clock.now(), ((old('updated_at') as number | null) ?? 0) + 1),
     };
-    for (const f of POI_FIELDS) Object.assign(row, { [f.column]: old(f.column) });
-    return row as PoiRow;
   }
 
   /** The reports the POI's delete cascaded to, logged just before it in the same statement. */

@@ -21,3 +21,22 @@ export const POI_COLUMNS = ['id', 'uuid', 'client_id', ...POI_FIELDS.map((f) => 
 
 /** A POI's categories as its row keeps them: each once, in id order, so the same set given in another order is no change. */
 export const categoryIds = (ids: readonly number[]): string => JSON.stringify([...new Set(ids)].sort((a, b) => a - b));
+
+type FieldColumns = { [F in Field as F['column']]: ValueOf<F> };
+
+/**
+ * A POI's fields from loosely typed values (a tombstone in the change log, a row pulled from the
+ * central): each text field a string or null, each number field a number or null, as the field
+ * table declares them. A required field without a value is refused (the source is damaged).
+ */
+export function poiFields(valueOf: (column: string) => unknown): FieldColumns {
+  const fields: Record<string, string | number | null> = {};
+  for (const f of POI_FIELDS) {
+    const v = valueOf(f.column);
+    const typed = f.kind === 'text' ? (typeof v === 'string' ? v : null) : typeof v === 'number' ? v : null;
+    if (typed === null && 'required' in f && f.required) throw new Error(`a POI without its ${f.column}`);
+    fields[f.column] = typed;
+  }
+  // Each column was given its declared kind just above.
+  return fields as FieldColumns;
+}

@@ -1,9 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { POI_FIELDS } from '../../../shared/poi-fields.js';
-import { SYNCED_FIELDS, type CategoryRef, type PulledRow } from '../../../shared/sync.js';
+import { SYNCED_FIELDS, type PulledRow } from '../../../shared/sync.js';
 import { memberKey } from '../members/members.js';
 import type { Clock } from '../clock.js';
-import { categoryIds, type PoiRow } from '../pois/poi-row.js';
+import { categoryIds, poiFields, type PoiRow } from '../pois/poi-row.js';
 import type { PoiStore } from '../pois/poi-store.js';
 import type { WritePath } from '../store/write-path.js';
 import type { CategoryRefs } from './refs.js';
@@ -119,21 +119,20 @@ export class SyncInbox {
     }
     const f = row.fields;
     const createdBy = typeof f.created_by === 'string' && this.memberExists.get(f.created_by)! > 0 ? f.created_by : null;
-    const next = {
-      ...(local ?? {}),
+    const next: Omit<PoiRow, 'id'> = {
+      ...poiFields((column) => f[column]),
       uuid: row.uuid,
       client_id: clientId,
-      category_ids: categoryIds(this.refs.ids(Array.isArray(f.categories) ? (f.categories as CategoryRef[]) : [])),
+      category_ids: categoryIds(this.refs.ids(Array.isArray(f.categories) ? f.categories : [])),
       created_by: createdBy,
       registered_at: typeof f.registered_at === 'number' ? f.registered_at : (local?.registered_at ?? this.clock.now()),
       updated_at: Math.max(this.clock.now(), (local?.updated_at ?? 0) + 1),
     };
-    for (const field of POI_FIELDS) Object.assign(next, { [field.column]: f[field.column] ?? null });
     if (!local) {
-      this.store.insert(next as Omit<PoiRow, 'id'>);
+      this.store.insert(next);
       return;
     }
-    const changed = [...POI_FIELDS.map((x) => x.column), 'category_ids', 'created_by', 'registered_at'].some((c) => (next as Record<string, unknown>)[c] !== (local as Record<string, unknown>)[c]);
-    if (changed) this.store.update(next as PoiRow);
+    const compared = [...POI_FIELDS.map((x) => x.column), 'category_ids', 'created_by', 'registered_at'] as const;
+    if (compared.some((c) => next[c] !== local[c])) this.store.update({ ...next, id: local.id });
   }
 }
