@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/exports.js';
 import type { PoiReply } from '../../shared/wire.js';
 import { POI_FIELDS } from '../../shared/poi-fields.js';
+import { importRecords } from '../../main/core/imports/records.js';
 import { testCore } from '../support/core.js';
 
 const core = testCore();
@@ -151,5 +152,26 @@ describe('importing POIs', () => {
       { where: 'line 2', name: 'cafe plaza mayor!', of: expect.objectContaining({ name: 'Café Plaza Mayor', distance_m: 3 }) },
       { where: 'line 4', name: 'Far away', of: { id: null, name: 'Far away', distance_m: 1, where: 'line 3' } },
     ]);
+  });
+  it('streams GeoJSON: the first feature is read before the file has ended, a BOM is no obstacle, and a file that breaks off keeps what came before', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const feature = (name: string) => JSON.stringify({ type: 'Feature', geometry: { type: 'Point', coordinates: [-3.7, 40.4] }, properties: { name, categories: '2' } });
+    async function* slowly() {
+      yield Buffer.from(`\uFEFF{"type":"FeatureCollection","features":[${feature('First')},`);
+      await held;
+      yield Buffer.from(`${feature('Second')}]}`);
+    }
+    const records = importRecords(Readable.from(slowly()), 'geojson', () => undefined);
+    const first = await records.next();
+    expect(first.value).toMatchObject({ where: 'feature 1', values: { name: 'First', lat: 40.4, lng: -3.7 } });
+    release();
+    expect((await records.next()).value).toMatchObject({ where: 'feature 2', values: { name: 'Second' } });
+    expect((await records.next()).done).toBe(true);
+
+    const target = core.clients.create({ name: 'Broken GeoJSON' }).client_id;
+    const broken = await core.importPois(target, from(`{"type":"FeatureCollection","features":[${feature('Kept')},${feature('Also kept')},{"type":"Feat`), 'geojson');
+    expect(broken.added).toBe(2);
+    expect(broken.refused).toEqual([{ where: 'after row 2', reason: expect.stringMatching(/not valid JSON/) }]);
   });
 });
