@@ -13,7 +13,8 @@ const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-
 export const categoryRef = z.union([uuid, z.string().regex(/^system:\d+$/, 'must be a category UUID or system:N')]);
 export type CategoryRef = z.infer<typeof categoryRef>;
 
-export const SYNCED_ENTITIES = ['poi', 'category', 'member'] as const;
+/** In the order a push writes them: a report after its POI. */
+export const SYNCED_ENTITIES = ['poi', 'category', 'member', 'warning'] as const;
 export type SyncedEntity = (typeof SYNCED_ENTITIES)[number];
 
 /** What syncs, by entity: each entity's fields as the central stores them (POIs: the field table's columns). */
@@ -22,6 +23,8 @@ export const SYNCED_FIELDS = {
   category: ['description', 'deleted_at'],
   // The password travels as its hash (argon2id), never in clear; tokens never travel: each desktop issues its own.
   member: ['username', 'email', 'pwd_hash', 'gender', 'birthday', 'email_verified', 'registered_at'],
+  // A problem report, naming its POI by uuid; its proposal (`data`) as JSON text.
+  warning: ['poi_uuid', 'type', 'member_id', 'data', 'created_at'],
 } as const satisfies Record<SyncedEntity, readonly string[]>;
 
 /** Fields merged without comparing bases: a password hash is not compared (the log keeps no old hash), the last one set wins. */

@@ -86,6 +86,13 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
         if (page.done) break;
       }
     }
+    // Reports after their POIs.
+    for (let after = 0; ; ) {
+      const page = core.sync.outbox.snapshotReports(hello.device, hello.client_id, after, MAX_PUSH);
+      await send(page.changes);
+      after = page.last;
+      if (page.done) break;
+    }
     state.write({ snapshotSent: true, pushed: resumeAt });
     point = state.read();
   }

@@ -7,7 +7,8 @@ import type { Pool } from 'pg';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PoiReply } from '../../shared/wire.js';
+import { addWarningInput } from '../../shared/schemas/pois.js';
+import type { PoiReply, WarningReply } from '../../shared/wire.js';
 import type { ConflictReply, PushedChange } from '../../shared/sync.js';
 import { Devices } from '../../main/central/devices.js';
 import { migrateCentral } from '../../main/central/store/migrate.js';
@@ -109,6 +110,24 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     const names = (core: OpenCore) => core.db.prepare('SELECT uuid, name, lat, lng, phone, category_ids FROM pois WHERE client_id = ? ORDER BY uuid').all(clientId);
     expect(names(b)).toEqual(names(a));
   }, 120_000);
+
+  it('carries problem reports to the other desktop, with their POI and proposal, and a report closed on one closes on the other', async () => {
+    const { a, b, clientId, ta, tb } = await pair('Reports');
+    const poi = (await a.console['pois.add']({ clientId, fields: { name: 'Old name', lat: 45, lng: 6, categories: [2], geocode: false } })) as PoiReply;
+    const before = a.warnings.add(null, addWarningInput.parse({ poi: poi.id, type: 'CLOSED' }));
+    await syncOnce(a, ta);
+    a.warnings.add(null, addWarningInput.parse({ poi: poi.id, type: 'WRONG_INFO', name: 'New name' }));
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    const onB = b.console['warnings.open']({ clientId }) as WarningReply[];
+    expect(onB.map((w) => [w.type, w.poi_id])).toEqual([['CLOSED', all(b, clientId)[0]!.id], ['WRONG_INFO', all(b, clientId)[0]!.id]]);
+    // Applied on B (an update of the POI, and the report closed): A gets both.
+    await b.console['warnings.apply']({ clientId, warning: onB[1]!.id });
+    await syncOnce(b, tb);
+    await syncOnce(a, ta);
+    expect((a.console['warnings.open']({ clientId }) as WarningReply[]).map((w) => w.id)).toEqual([before.id]);
+    expect(a.pois.get(clientId, poi.id).name).toBe('New name');
+  });
 
   it('lets a member registered on one desktop log in on the other, and a new password follows', async () => {
     const { a, b, clientId, ta, tb } = await pair('Members');

@@ -27,6 +27,12 @@ export const TABLES: Record<SyncedEntity, EntityTable> = {
     booleans: ['email_verified'],
     created: 'created_at',
   },
+  warning: {
+    table: 'warnings',
+    types: { poi_uuid: 'uuid', type: 'text', member_id: 'uuid', data: 'text', created_at: 'float8' },
+    timestamps: ['created_at'],
+    created: 'created_at',
+  },
 };
 
 /** A field as SQL reads it: timestamps as whole epoch ms (double precision, so `pg` gives a number; the desktop keeps integers). */

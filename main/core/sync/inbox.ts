@@ -35,6 +35,10 @@ export class SyncInbox {
   private readonly insertMember: Statement;
   private readonly updateMember: Statement;
   private readonly deleteMember: Statement<[string]>;
+  private readonly reportByUuid: Statement<[string], number>;
+  private readonly insertReport: Statement;
+  private readonly updateReport: Statement;
+  private readonly deleteReport: Statement<[number]>;
 
   constructor(
     db: Database,
@@ -57,6 +61,16 @@ export class SyncInbox {
       `UPDATE members SET ${MEMBER_FIELDS.map((c) => `${c} = @${c}`).join(', ')}, username_key = @username_key, email_key = @email_key, updated_at = @updated_at WHERE id = @id`,
     );
     this.deleteMember = db.prepare('DELETE FROM members WHERE id = ?');
+    this.reportByUuid = db.prepare<[string], number>('SELECT id FROM warnings WHERE uuid = ?').pluck();
+    this.insertReport = db.prepare(
+      'INSERT INTO warnings (uuid, poi_id, type, member_id, data, created_at, updated_at) VALUES (@uuid, @poi_id, @type, @member_id, @data, @created_at, @updated_at)',
+    );
+    // Only when something differs: an unchanged row logs nothing.
+    this.updateReport = db.prepare(
+      `UPDATE warnings SET poi_id = @poi_id, type = @type, member_id = @member_id, data = @data, updated_at = @updated_at
+       WHERE id = @id AND (poi_id IS NOT @poi_id OR type IS NOT @type OR member_id IS NOT @member_id OR data IS NOT @data)`,
+    );
+    this.deleteReport = db.prepare('DELETE FROM warnings WHERE id = ?');
   }
 
   /**
@@ -70,10 +84,28 @@ export class SyncInbox {
         if (pending.has(row.uuid)) continue;
         if (row.entity === 'category') this.category(clientId, row);
         else if (row.entity === 'member') this.member(clientId, row);
+        else if (row.entity === 'warning') this.report(row);
         else this.poi(clientId, row);
       }
       after();
     });
+  }
+
+  private report(row: PulledRow): void {
+    const local = this.reportByUuid.get(row.uuid);
+    if (row.deleted) {
+      if (local !== undefined) this.deleteReport.run(local);
+      return;
+    }
+    const f = row.fields;
+    const poi = typeof f.poi_uuid === 'string' ? this.poiByUuid.get(f.poi_uuid) : undefined;
+    // A report of a POI this desktop no longer has (deleted here, not yet sent) waits for the POI's fate.
+    if (!poi) return;
+    const memberId = typeof f.member_id === 'string' && this.memberExists.get(f.member_id)! > 0 ? f.member_id : null;
+    const createdAt = typeof f.created_at === 'number' ? f.created_at : this.clock.now();
+    const values = { uuid: row.uuid, poi_id: poi.id, type: String(f.type), member_id: memberId, data: typeof f.data === 'string' ? f.data : null, created_at: createdAt, updated_at: this.clock.now() };
+    if (local === undefined) this.insertReport.run(values);
+    else this.updateReport.run({ ...values, id: local });
   }
 
   private member(clientId: string, row: PulledRow): void {

@@ -1,11 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { POI_FIELDS } from '../../../shared/poi-fields.js';
-import type { FieldValue, PushedChange } from '../../../shared/sync.js';
+import { SYNCED_ENTITIES, type FieldValue, type PushedChange } from '../../../shared/sync.js';
 import { CHANGE_COLUMNS, changedFields, type ChangeRow } from '../changes/change-log.js';
 import type { PoiRow } from '../pois/poi-row.js';
 import type { CategoryRefs } from './refs.js';
 
 const POI_COLUMNS = POI_FIELDS.map((f) => f.column);
+/** What the log holds that syncs. */
+const SYNCED = new Set<string>(SYNCED_ENTITIES);
 /** Columns of a POI that sync as they are (categories are translated, bookkeeping stays local). */
 const AS_IS = new Set<string>([...POI_COLUMNS, 'created_by', 'registered_at']);
 
@@ -50,6 +52,7 @@ export class SyncOutbox {
   private readonly poisPage: Statement<[string, number, number], PoiRow>;
   private readonly membersPage: Statement<[string, string, number], MemberRow>;
   private readonly hashOf: Statement<[string], string>;
+  private readonly reportsPage: Statement<[string, number, number], { id: number; uuid: string; poi_uuid: string; type: string; member_id: string | null; data: string | null; created_at: number }>;
 
   constructor(
     db: Database,
@@ -62,6 +65,10 @@ export class SyncOutbox {
       'SELECT id, username, email, pwd_hash, gender, birthday, email_verified, registered_at FROM members WHERE client_id = ? AND id > ? ORDER BY id LIMIT ?',
     );
     this.hashOf = db.prepare<[string], string>('SELECT pwd_hash FROM members WHERE id = ?').pluck();
+    this.reportsPage = db.prepare(
+      `SELECT w.id, w.uuid, p.uuid AS poi_uuid, w.type, w.member_id, w.data, w.created_at FROM warnings w CROSS JOIN pois p ON p.id = w.poi_id
+       WHERE p.client_id = ? AND w.id > ? ORDER BY w.id LIMIT ?`,
+    );
   }
 
   /** The log after `after`, this client's POIs and categories, as changes stamped with this device's operation ids. */
@@ -69,7 +76,7 @@ export class SyncOutbox {
     const rows = this.logPage.all(after, limit);
     const changes: PushedChange[] = [];
     for (const row of rows) {
-      if (row.client_id !== clientId || row.actor_kind === 'sync' || (row.entity !== 'poi' && row.entity !== 'category' && row.entity !== 'member')) continue;
+      if (row.client_id !== clientId || row.actor_kind === 'sync' || !SYNCED.has(row.entity)) continue;
       changes.push(this.fromChange(deviceId, row));
     }
     return { changes, last: rows.at(-1)?.seq ?? after, done: rows.length < limit };
@@ -112,6 +119,7 @@ export class SyncOutbox {
 
   private fromChange(deviceId: string, row: ChangeRow): PushedChange {
     if (row.entity === 'member') return this.fromMemberChange(deviceId, row);
+    if (row.entity === 'warning') return this.fromReportChange(deviceId, row);
     const fields: PushedChange['fields'] = {};
     for (const [column, [base, mine]] of Object.entries(changedFields(row))) {
       if (row.entity === 'category' && (column === 'description' || column === 'deleted_at')) fields[column] = [base as FieldValue, mine as FieldValue];
@@ -121,6 +129,31 @@ export class SyncOutbox {
     // A creation's log holds no registration time: it is the creation's own.
     if (row.entity === 'poi' && row.op === 'create') fields.registered_at = [null, row.at];
     return { op: `${deviceId}:${row.seq}`, entity: row.entity === 'poi' ? 'poi' : 'category', uuid: row.entity_uuid!, kind: row.op, fields, at: row.at };
+  }
+
+  /** A report's change: its POI by uuid (the local id means nothing elsewhere). */
+  private fromReportChange(deviceId: string, row: ChangeRow): PushedChange {
+    const fields: PushedChange['fields'] = {};
+    for (const [column, [base, mine]] of Object.entries(changedFields(row))) {
+      if (column === 'poi_id') fields.poi_uuid = [typeof base === 'number' ? this.refs.poiUuid(base) : null, typeof mine === 'number' ? this.refs.poiUuid(mine) : null];
+      else if (column === 'type' || column === 'member_id' || column === 'data') fields[column] = [base as FieldValue, mine as FieldValue];
+    }
+    if (row.op === 'create') fields.created_at = [null, row.at];
+    return { op: `${deviceId}:${row.seq}`, entity: 'warning', uuid: row.entity_uuid!, kind: row.op, fields, at: row.at };
+  }
+
+  /** The client's open reports (a page after the report id `after`), as they are now. */
+  snapshotReports(deviceId: string, clientId: string, after: number, limit: number): OutboxPage {
+    const rows = this.reportsPage.all(clientId, after, limit);
+    const changes = rows.map((w): PushedChange => ({
+      op: `${deviceId}:warning:${w.uuid}`,
+      entity: 'warning',
+      uuid: w.uuid,
+      kind: 'create',
+      fields: { poi_uuid: [null, w.poi_uuid], type: [null, w.type], member_id: [null, w.member_id], data: [null, w.data], created_at: [null, w.created_at] },
+      at: w.created_at,
+    }));
+    return { changes, last: rows.at(-1)?.id ?? after, done: rows.length < limit };
   }
 
   private fromMemberChange(deviceId: string, row: ChangeRow): PushedChange {

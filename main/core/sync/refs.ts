@@ -8,10 +8,19 @@ import type { CategoryRef } from '../../../shared/sync.js';
 export class CategoryRefs {
   private readonly byId: Statement<[number], { uuid: string; client_id: string | null }>;
   private readonly byUuid: Statement<[string], number>;
+  private readonly poiUuidLive: Statement<[number], string>;
+  private readonly poiUuidLogged: Statement<[string], string>;
 
   constructor(db: Database) {
     this.byId = db.prepare('SELECT uuid, client_id FROM categories WHERE id = ?');
     this.byUuid = db.prepare<[string], number>('SELECT id FROM categories WHERE uuid = ?').pluck();
+    this.poiUuidLive = db.prepare<[number], string>('SELECT uuid FROM pois WHERE id = ?').pluck();
+    this.poiUuidLogged = db.prepare<[string], string>("SELECT entity_uuid FROM changes WHERE entity = 'poi' AND entity_id = ? AND entity_uuid IS NOT NULL LIMIT 1").pluck();
+  }
+
+  /** A POI's uuid from its local id: the live row's, or, for a POI deleted since, its log's. */
+  poiUuid(id: number): string | null {
+    return this.poiUuidLive.get(id) ?? this.poiUuidLogged.get(String(id)) ?? null;
   }
 
   refs(ids: readonly number[]): CategoryRef[] {

@@ -28,7 +28,7 @@ export interface SyncParts {
 export function syncParts(db: Database, writes: WritePath, clock: Clock, store: PoiStore): SyncParts {
   const refs = new CategoryRefs(db);
   const pendingStmt = db.prepare<[number, string], string>(
-    "SELECT DISTINCT entity_uuid FROM changes WHERE seq > ? AND client_id = ? AND actor_kind <> 'sync' AND entity IN ('poi', 'category', 'member')",
+    "SELECT DISTINCT entity_uuid FROM changes WHERE seq > ? AND client_id = ? AND actor_kind <> 'sync' AND entity IN ('poi', 'category', 'member', 'warning')",
   ).pluck();
   const lastSeqStmt = db.prepare<[], number>('SELECT coalesce(max(seq), 0) FROM changes').pluck();
   const poiIdStmt = db.prepare<[string], number>('SELECT id FROM pois WHERE uuid = ?').pluck();

@@ -94,10 +94,12 @@ export const central001: CentralMigration = {
       CREATE TABLE warnings (
         uuid       uuid PRIMARY KEY,
         client_id  uuid NOT NULL REFERENCES clients(id),
-        poi_uuid   uuid NOT NULL REFERENCES pois(uuid),
+        -- No foreign key: a report may arrive for a POI that another desktop deleted meanwhile.
+        poi_uuid   uuid NOT NULL,
         type       text NOT NULL CHECK (type IN ('CLOSED', 'DUPLICATED', 'WRONG_INDICATOR', 'WRONG_INFO')),
         member_id  uuid,
-        data       jsonb,
+        -- The proposed values (WRONG_INFO, WRONG_INDICATOR) as the desktop keeps them: JSON text.
+        data       text CHECK (data IS NULL OR data::jsonb IS NOT NULL),
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL,
         deleted_at timestamptz,
