@@ -235,6 +235,9 @@ export interface PlaceLabel {
   population: number;
 }
 
+/** The most points one map view sends, whatever the zoom and the density: what a page draws without stalling. */
+export const MAX_VIEW_POINTS = 2000;
+
 export interface MapView {
   points: MapPoint[];
   /** POIs in the view in all (clusters counted by their members). */

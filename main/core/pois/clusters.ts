@@ -1,5 +1,5 @@
 import Supercluster from 'supercluster';
-import type { MapPoint, MapView } from '../../../shared/contract.js';
+import { MAX_VIEW_POINTS, type MapPoint, type MapView } from '../../../shared/contract.js';
 import type { DataWatch } from './data-watch.js';
 import type { Marker, PoiStore } from './poi-store.js';
 
@@ -93,6 +93,34 @@ export class ClusterCache {
       const props = f.properties as Props;
       return { lat, lng, count: 1, poi: props.poi, name: props.name };
     });
-    return { points, total };
+    return { points: points.length > MAX_VIEW_POINTS ? onGrid(points, query) : points, total };
   }
+}
+
+/**
+ * Past the clustering zooms (or in a dense spot) a view can hold more POIs than a page can draw:
+ * they are then gathered on a grid of the view, at most MAX_VIEW_POINTS cells, each drawn at the
+ * mean position of its points with their count, and a click zooms in further.
+ */
+function onGrid(points: readonly MapPoint[], query: MapQuery): MapPoint[] {
+  const side = Math.floor(Math.sqrt(MAX_VIEW_POINTS));
+  const width = (query.east >= query.west ? query.east - query.west : query.east + 360 - query.west) || 1e-9;
+  const height = query.north - query.south || 1e-9;
+  const cells = new Map<number, { lat: number; lng: number; count: number; one?: MapPoint }>();
+  for (const p of points) {
+    const x = Math.min(side - 1, Math.max(0, Math.floor((((p.lng - query.west + 360) % 360) / width) * side)));
+    const y = Math.min(side - 1, Math.max(0, Math.floor(((p.lat - query.south) / height) * side)));
+    const key = y * side + x;
+    const cell = cells.get(key);
+    if (!cell) cells.set(key, { lat: p.lat * p.count, lng: p.lng * p.count, count: p.count, one: p });
+    else {
+      cell.lat += p.lat * p.count;
+      cell.lng += p.lng * p.count;
+      cell.count += p.count;
+      delete cell.one;
+    }
+  }
+  return [...cells.values()].map((c) =>
+    c.one ?? { lat: c.lat / c.count, lng: c.lng / c.count, count: c.count, expandZoom: Math.min(query.zoom + 2, 22) },
+  );
 }
