@@ -50,10 +50,22 @@ test('tiles seen online are drawn from the data folder\'s cache once the tile se
     const drawn = page.locator('.leaflet-tile-pane img.leaflet-tile-loaded[src*="/console/online-tiles/"]');
     await expect(drawn.first()).toBeAttached();
     await expect.poll(async () => (await consoleOp<{ tiles: number }>(page, 'tiles.cacheStatus', {})).tiles).toBeGreaterThan(0);
+    // Every tile of the view fetched: the server has been quiet for half a second (a count taken
+    // while the last tiles are still on their way made this test fail now and then).
+    await expect
+      .poll(async () => {
+        const before = served;
+        await page.waitForTimeout(500);
+        return served === before;
+      })
+      .toBe(true);
     const seen = served;
 
     // The tile server stops (the network is gone): the same view still draws, from the cache, stale or not.
-    await new Promise((resolve) => tiles.close(resolve));
+    await new Promise((resolve) => {
+      tiles.close(resolve);
+      tiles.closeAllConnections();
+    });
     await page.reload();
     await expect(drawn.first()).toBeAttached();
     await expect(page.getByRole('status').filter({ hasText: 'did not load' })).toHaveCount(0);
