@@ -25,7 +25,6 @@ function checked<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
 /** A refusal or failure of the central, with its JSON error's message when it sent one. */
 export class SyncError extends Error {}
 
-
 export async function call<T>(target: SyncTarget, path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   let response: Response;
   try {
@@ -71,28 +70,7 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
 
   if (!point.snapshotSent) {
     const resumeAt = core.sync.lastSeq();
-    // Members before POIs, which name them as their authors.
-    for (let after = ''; ; ) {
-      const page = core.sync.outbox.snapshotMembers(hello.device, hello.client_id, after, MAX_PUSH);
-      await send(page.changes);
-      after = page.lastId;
-      if (page.done) break;
-    }
-    for (const entity of ['category', 'poi'] as const) {
-      for (let after = 0; ; ) {
-        const page = core.sync.outbox.snapshot(hello.device, hello.client_id, entity, after, MAX_PUSH);
-        await send(page.changes);
-        after = page.last;
-        if (page.done) break;
-      }
-    }
-    // Reports after their POIs.
-    for (let after = 0; ; ) {
-      const page = core.sync.outbox.snapshotReports(hello.device, hello.client_id, after, MAX_PUSH);
-      await send(page.changes);
-      after = page.last;
-      if (page.done) break;
-    }
+    for (const changes of core.sync.outbox.snapshot(hello.device, hello.client_id, MAX_PUSH)) await send(changes);
     state.write({ snapshotSent: true, pushed: resumeAt });
     point = state.read();
   }

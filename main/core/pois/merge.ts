@@ -3,8 +3,7 @@ import type { DuplicatePair, PoiReply } from '../../../shared/wire.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { CONSOLE, type WritePath } from '../store/write-path.js';
-import { DUPLICATE_RADIUS_M, duplicateDistance } from './duplicates.js';
-import { boxesAround } from './geo.js';
+import { possibleDuplicates } from './duplicates.js';
 import type { PoiStore } from './poi-store.js';
 import { poiNotFound, type Pois } from './pois.js';
 
@@ -46,12 +45,9 @@ export class Merges {
     const pairs: DuplicatePair[] = [];
     const rows = this.page.all(clientId, after, SCAN);
     for (const a of rows) {
-      for (const box of boxesAround(a.lat, a.lng, DUPLICATE_RADIUS_M)) {
-        for (const b of this.store.markers(clientId, box, 1000)) {
-          if (b.id <= a.id) continue;
-          const d = duplicateDistance(a, b);
-          if (d !== undefined) pairs.push({ a: { id: a.id, name: a.name }, b: { id: b.id, name: b.name }, distance_m: d });
-        }
+      // The add form's own check (duplicates.ts), keeping the higher ids: each pair once.
+      for (const b of possibleDuplicates(this.store, clientId, a, a.id)) {
+        if (b.id > a.id) pairs.push({ a: { id: a.id, name: a.name }, b: { id: b.id, name: b.name }, distance_m: b.distance_m });
       }
       if (pairs.length >= PAIRS) return { pairs, next: a.id };
     }

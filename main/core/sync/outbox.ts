@@ -82,39 +82,53 @@ export class SyncOutbox {
     return { changes, last: rows.at(-1)?.seq ?? after, done: rows.length < limit };
   }
 
-  /** The client's members (a page after the member id `after`), as they are now: what a desktop held before its first sync. */
-  snapshotMembers(deviceId: string, clientId: string, after: string, limit: number): OutboxPage & { lastId: string } {
-    const rows = this.membersPage.all(clientId, after, limit);
-    const changes = rows.map((m): PushedChange => {
-      const fields: PushedChange['fields'] = {};
-      for (const [column, value] of Object.entries(m)) if (column !== 'id') fields[column] = [null, value as FieldValue];
-      return { op: `${deviceId}:member:${m.id}`, entity: 'member', uuid: m.id, kind: 'create', fields, at: m.registered_at };
+  /**
+   * What the client holds now, as creations, a page of at most `limit` at a time: its members,
+   * categories, POIs (which name both) and reports (which name their POI), in that order. Each
+   * page is read whole before it is yielded, so no statement stays open while it is sent.
+   */
+  *snapshot(deviceId: string, clientId: string, limit: number): Generator<PushedChange[]> {
+    const create = (entity: PushedChange['entity'], uuid: string, at: number, fields: PushedChange['fields']): PushedChange => ({
+      op: `${deviceId}:${entity}:${uuid}`,
+      entity,
+      uuid,
+      kind: 'create',
+      fields,
+      at,
     });
-    return { changes, last: 0, lastId: rows.at(-1)?.id ?? after, done: rows.length < limit };
-  }
-
-  /** The client's categories, then its POIs, as they are now: what a desktop held before its first sync. */
-  snapshot(deviceId: string, clientId: string, entity: 'category' | 'poi', after: number, limit: number): OutboxPage {
-    if (entity === 'category') {
-      const rows = this.categoriesPage.all(clientId, after, limit);
-      const changes = rows.map((c): PushedChange => ({
-        op: `${deviceId}:category:${c.uuid}`,
-        entity: 'category',
-        uuid: c.uuid,
-        kind: 'create',
-        fields: { description: [null, c.description], deleted_at: [null, c.deleted_at] },
-        at: c.created_at,
-      }));
-      return { changes, last: rows.at(-1)?.id ?? after, done: rows.length < limit };
-    }
-    const rows = this.poisPage.all(clientId, after, limit);
-    const changes = rows.map((p): PushedChange => {
-      const fields: PushedChange['fields'] = {};
-      for (const column of [...POI_COLUMNS, 'created_by', 'registered_at'] as const) fields[column] = [null, p[column]];
-      fields.categories = [null, this.refs.refs(JSON.parse(p.category_ids) as number[])];
-      return { op: `${deviceId}:poi:${p.uuid}`, entity: 'poi', uuid: p.uuid, kind: 'create', fields, at: p.updated_at };
-    });
-    return { changes, last: rows.at(-1)?.id ?? after, done: rows.length < limit };
+    yield* pages(
+      (after: string) => this.membersPage.all(clientId, after, limit),
+      (m) => m.id,
+      '',
+      limit,
+      ({ id, ...m }) => create('member', id, m.registered_at, Object.fromEntries(Object.entries(m).map(([column, value]) => [column, [null, value]]))),
+    );
+    yield* pages(
+      (after: number) => this.categoriesPage.all(clientId, after, limit),
+      (c) => c.id,
+      0,
+      limit,
+      (c) => create('category', c.uuid, c.created_at, { description: [null, c.description], deleted_at: [null, c.deleted_at] }),
+    );
+    yield* pages(
+      (after: number) => this.poisPage.all(clientId, after, limit),
+      (p) => p.id,
+      0,
+      limit,
+      (p) => {
+        const fields: PushedChange['fields'] = {};
+        for (const column of [...POI_COLUMNS, 'created_by', 'registered_at'] as const) fields[column] = [null, p[column]];
+        fields.categories = [null, this.refs.refs(JSON.parse(p.category_ids) as number[])];
+        return create('poi', p.uuid, p.updated_at, fields);
+      },
+    );
+    yield* pages(
+      (after: number) => this.reportsPage.all(clientId, after, limit),
+      (w) => w.id,
+      0,
+      limit,
+      (w) => create('warning', w.uuid, w.created_at, { poi_uuid: [null, w.poi_uuid], type: [null, w.type], member_id: [null, w.member_id], data: [null, w.data], created_at: [null, w.created_at] }),
+    );
   }
 
   private fromChange(deviceId: string, row: ChangeRow): PushedChange {
@@ -142,20 +156,6 @@ export class SyncOutbox {
     return { op: `${deviceId}:${row.seq}`, entity: 'warning', uuid: row.entity_uuid!, kind: row.op, fields, at: row.at };
   }
 
-  /** The client's open reports (a page after the report id `after`), as they are now. */
-  snapshotReports(deviceId: string, clientId: string, after: number, limit: number): OutboxPage {
-    const rows = this.reportsPage.all(clientId, after, limit);
-    const changes = rows.map((w): PushedChange => ({
-      op: `${deviceId}:warning:${w.uuid}`,
-      entity: 'warning',
-      uuid: w.uuid,
-      kind: 'create',
-      fields: { poi_uuid: [null, w.poi_uuid], type: [null, w.type], member_id: [null, w.member_id], data: [null, w.data], created_at: [null, w.created_at] },
-      at: w.created_at,
-    }));
-    return { changes, last: rows.at(-1)?.id ?? after, done: rows.length < limit };
-  }
-
   private fromMemberChange(deviceId: string, row: ChangeRow): PushedChange {
     const fields: PushedChange['fields'] = {};
     const logged = changedFields(row);
@@ -169,5 +169,15 @@ export class SyncOutbox {
     }
     if (row.op === 'create') fields.registered_at = [null, row.at];
     return { op: `${deviceId}:${row.seq}`, entity: 'member', uuid: row.entity_id, kind: row.op, fields, at: row.at };
+  }
+}
+
+/** A table read page by page after a key, each page's rows turned into changes. */
+function* pages<R, K>(read: (after: K) => R[], keyOf: (row: R) => K, first: K, limit: number, toChange: (row: R) => PushedChange): Generator<PushedChange[]> {
+  for (let after = first; ; ) {
+    const rows = read(after);
+    if (rows.length > 0) yield rows.map(toChange);
+    if (rows.length < limit) return;
+    after = keyOf(rows.at(-1)!);
   }
 }

@@ -10,6 +10,9 @@ import type { CentralMigration } from '../migration.js';
  * coordinates, derived by the database, with a GiST index, for QGIS and spatial queries.
  * Conflicts are kept until someone resolves them; devices authenticate with a hashed secret.
  */
+/** What every synced row carries: its tombstone, how many times it changed, and its place on the change sequence. */
+const SYNCED_ROW = "deleted_at timestamptz, version bigint NOT NULL DEFAULT 1, seq bigint NOT NULL DEFAULT nextval('change_seq')";
+
 export const central001: CentralMigration = {
   version: 1,
   name: 'central store',
@@ -25,9 +28,7 @@ export const central001: CentralMigration = {
         conflict_policy text NOT NULL DEFAULT 'last-writer-wins' CHECK (conflict_policy IN ('last-writer-wins', 'manual')),
         created_at      timestamptz NOT NULL DEFAULT now(),
         updated_at      timestamptz NOT NULL DEFAULT now(),
-        deleted_at      timestamptz,
-        version         bigint NOT NULL DEFAULT 1,
-        seq             bigint NOT NULL DEFAULT nextval('change_seq')
+        ${SYNCED_ROW}
       );
 
       CREATE TABLE categories (
@@ -36,9 +37,7 @@ export const central001: CentralMigration = {
         description text NOT NULL,
         created_at  timestamptz NOT NULL,
         updated_at  timestamptz NOT NULL,
-        deleted_at  timestamptz,
-        version     bigint NOT NULL DEFAULT 1,
-        seq         bigint NOT NULL DEFAULT nextval('change_seq')
+        ${SYNCED_ROW}
       );
       CREATE INDEX categories_by_seq ON categories (client_id, seq);
 
@@ -54,9 +53,7 @@ export const central001: CentralMigration = {
         registered_at  timestamptz NOT NULL,
         created_at     timestamptz NOT NULL DEFAULT now(),
         updated_at     timestamptz NOT NULL,
-        deleted_at     timestamptz,
-        version        bigint NOT NULL DEFAULT 1,
-        seq            bigint NOT NULL DEFAULT nextval('change_seq')
+        ${SYNCED_ROW}
       );
       CREATE INDEX members_by_seq ON members (client_id, seq);
       CREATE UNIQUE INDEX members_username ON members (client_id, lower(username)) WHERE deleted_at IS NULL;
@@ -84,9 +81,7 @@ export const central001: CentralMigration = {
         created_by    uuid,
         registered_at timestamptz NOT NULL,
         updated_at    timestamptz NOT NULL,
-        deleted_at    timestamptz,
-        version       bigint NOT NULL DEFAULT 1,
-        seq           bigint NOT NULL DEFAULT nextval('change_seq')
+        ${SYNCED_ROW}
       );
       CREATE INDEX pois_by_seq ON pois (client_id, seq);
       CREATE INDEX pois_geog ON pois USING gist (geog);
@@ -102,9 +97,7 @@ export const central001: CentralMigration = {
         data       text CHECK (data IS NULL OR data::jsonb IS NOT NULL),
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL,
-        deleted_at timestamptz,
-        version    bigint NOT NULL DEFAULT 1,
-        seq        bigint NOT NULL DEFAULT nextval('change_seq')
+        ${SYNCED_ROW}
       );
       CREATE INDEX warnings_by_seq ON warnings (client_id, seq);
 
