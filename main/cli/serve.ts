@@ -64,7 +64,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
     console.log('Note: the admin UI is also reachable from the network, over plain HTTP; its token is its only protection.');
   }
-  // Build the geocoding index and the map clusters now, not in the first requests that need them.
+  // Build the geocoding index now, not in the first requests that need it.
   void core.warmUp();
   core.backups.startDaily();
   sync.start();

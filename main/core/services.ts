@@ -14,8 +14,8 @@ import { TileCacheStore } from './tiles/cache-store.js';
 import { OnlineTiles } from './tiles/online-tiles.js';
 import { Members } from './members/members.js';
 import { argon2Hasher, type PasswordHasher } from './members/passwords.js';
-import { ClusterCache } from './pois/clusters.js';
 import { DataWatch } from './pois/data-watch.js';
+import { MapViews } from './pois/map-view.js';
 import { PoiStore } from './pois/poi-store.js';
 import { Pois } from './pois/pois.js';
 import { PoiQueries } from './pois/queries.js';
@@ -54,7 +54,8 @@ export interface Services {
   queries: PoiQueries;
   /** The POIs' SQL (reads that need no rules). */
   store: PoiStore;
-  clusters: ClusterCache;
+  /** The map's views of a client's POIs (clusters from the grid the database keeps). */
+  mapViews: MapViews;
   /** Whether the data may have changed, from this process or another on the same file. */
   watch: DataWatch;
   warnings: WarningStore;
@@ -130,7 +131,7 @@ export function openServices(options: CoreOptions): Services {
     pois,
     queries,
     store,
-    clusters: new ClusterCache(store, watch),
+    mapViews: new MapViews(db, store),
     watch,
     warnings,
     settings,

@@ -1,11 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createInvoke, fixedListener } from '../../main/app/console.js';
-import { ClusterCache } from '../../main/core/pois/clusters.js';
-import { DataWatch } from '../../main/core/pois/data-watch.js';
-import { PoiStore } from '../../main/core/pois/poi-store.js';
 import { openCore, type OpenCore as Core } from '../support/core.js';
 
 /**
@@ -33,7 +30,7 @@ const MADRID = { south: 40, north: 41, west: -4, east: -3, zoom: 17 };
 const add = (core: Core, clientId: string, name: string, lat = 40.4169, lng = -3.7035) =>
   core.pois.add(clientId, null, { lat, lng, name, categories: [7], geocode: false });
 const names = (core: Core, clientId: string, q?: string): string[] =>
-  core.clusters
+  core.mapViews
     .view(clientId, { ...MADRID, q })
     .points.map((p) => p.name ?? `cluster of ${p.count}`)
     .sort();
@@ -76,7 +73,7 @@ describe("the map and another connection's commits", () => {
     };
     const seen = [await version()];
     expect(await version()).toEqual(seen[0]);
-    app.clusters.view(clientId, MADRID);
+    app.mapViews.view(clientId, MADRID);
     expect(await version(), 'reads change nothing').toEqual(seen[0]);
 
     const poi = await add(serve, clientId, 'From elsewhere');
@@ -99,24 +96,5 @@ describe("the map and another connection's commits", () => {
     const shown = app.db.prepare("SELECT max(seq) FROM changes WHERE poi_id IS NOT NULL OR entity = 'category'").pluck().get();
     expect(shown).toBeLessThan(app.db.prepare('SELECT max(seq) FROM changes').pluck().get() as number);
     expect(await version()).toBe(String(shown));
-  });
-
-  it('does not rebuild the map for a commit elsewhere that touches no POI', async () => {
-    const { app, serve, clientId } = twoCores();
-    await add(app, clientId, 'Sol');
-    const store = new PoiStore(app.db);
-    const clusters = new ClusterCache(store, new DataWatch(app.db));
-    const loads = vi.spyOn(store, 'whereMarkers');
-    clusters.view(clientId, MADRID);
-    clusters.view(clientId, MADRID);
-    expect(loads).toHaveBeenCalledTimes(1);
-
-    serve.clients.create({ name: 'Unrelated' });
-    expect(clusters.view(clientId, MADRID).total).toBe(1);
-    expect(loads).toHaveBeenCalledTimes(1);
-
-    await add(serve, clientId, 'From elsewhere', 40.42, -3.69);
-    expect(clusters.view(clientId, MADRID).total).toBe(2);
-    expect(loads).toHaveBeenCalledTimes(2);
   });
 });

@@ -5,7 +5,7 @@ import type { Services } from '../services.js';
 /** POIs of any client application: the map, one POI, search, possible duplicates, add, update, delete, history. */
 export function poisConsole(core: Services): Handlers<Extract<CoreOp, `pois.${string}`>> {
   return {
-    'pois.map': (i) => core.clusters.view(core.clients.requireId(i.clientId), i),
+    'pois.map': (i) => core.mapViews.view(core.clients.requireId(i.clientId), i),
     'pois.version': () => core.watch.version(),
     'pois.get': (i) => core.pois.get(core.clients.requireId(i.clientId), i.poi),
     'pois.add': (i) => core.pois.add(core.clients.requireId(i.clientId), null, i.fields),

@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { FOLDED_COLUMNS, POI_FIELDS } from '../../../shared/poi-fields.js';
 import { foldText } from '../../../shared/text-fold.js';
 import type { Box } from './geo.js';
+import { sqlCellX, sqlCellY } from './grid.js';
 import { POI_COLUMNS, type PoiRow } from './poi-row.js';
 
 export interface WhereFilter {
@@ -29,6 +30,29 @@ export interface Marker {
   lng: number;
   name: string;
 }
+
+/** What a map view can be narrowed to. */
+export type MapFilter = Pick<WhereFilter, 'q' | 'categories'>;
+
+/** One cell of the map's grid (grid.ts): how many POIs, the sums of their positions and of their ids. */
+export interface Cell {
+  cy: number;
+  cx: number;
+  n: number;
+  sum_lat: number;
+  sum_lng: number;
+  sum_id: number;
+}
+
+/** Overlap tests: the R*Tree rounds its float32 boxes outwards; callers filter exactly. */
+const IN_TREE = 'r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ? AND r.max_client >= ?';
+const IN_BOX = 'lat BETWEEN ? AND ? AND lng BETWEEN ? AND ?';
+const boxArgs = (box: Box): number[] => [box.south, box.north, box.west, box.east];
+/**
+ * The POIs of the R*Tree's entries in a box, driven from the tree (CROSS JOIN keeps that order):
+ * a filter's `id IN (...)` is then a lookup per entry, not a loop over its matches per entry.
+ */
+const TREE_THEN_POIS = `(SELECT r.id AS tree_id FROM pois_rtree r WHERE ${IN_TREE}) t CROSS JOIN pois ON pois.id = t.tree_id`;
 
 /** Each folded column with the name of its copy, named once rather than per row. */
 const FOLDED_KEYS = FOLDED_COLUMNS.map((column) => [column, `${column}_key`] as const);
@@ -74,12 +98,10 @@ export class PoiStore {
     this.updateStmt = db.prepare(`UPDATE pois SET ${UPDATED.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND client_id = @client_id`);
     this.getStmt = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id = ?`);
     this.deleteStmt = db.prepare('DELETE FROM pois WHERE client_id = ? AND id = ?');
-    // Overlap tests: the R*Tree rounds its float32 boxes outwards; callers filter exactly. The
-    // client is the R*Tree's third dimension (migration 006), so only its entries are walked; the
-    // CROSS JOIN keeps SQLite from driving the join from the client's POIs instead.
-    const inTree = 'r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ? AND r.max_client >= ?';
+    // The client is the R*Tree's third dimension (migration 006), so only its entries are walked;
+    // the CROSS JOIN keeps SQLite from driving the join from the client's POIs instead.
     // Positions only: a near query ranks many candidates and keeps few; whole rows come after.
-    const box = `SELECT p.id, p.lat, p.lng FROM pois_rtree r CROSS JOIN pois p ON p.id = r.id WHERE ${inTree} AND p.client_id = ?`;
+    const box = `SELECT p.id, p.lat, p.lng FROM pois_rtree r CROSS JOIN pois p ON p.id = r.id WHERE ${IN_TREE} AND p.client_id = ?`;
     const someCategories = 'AND EXISTS (SELECT 1 FROM poi_categories pc WHERE pc.poi_id = p.id AND pc.category_id IN (SELECT value FROM json_each(?)))';
     this.inBox = {
       all: { any: db.prepare(box), some: db.prepare(`${box} ${someCategories}`) },
@@ -105,7 +127,7 @@ export class PoiStore {
     this.namesOf = db.prepare('SELECT p.id, p.name FROM json_each(?) j CROSS JOIN pois p ON p.id = j.value WHERE p.client_id = ?');
     this.markersInBox = db.prepare(
       `SELECT p.id, p.lat, p.lng, p.name FROM pois_rtree r CROSS JOIN pois p ON p.id = r.id
-       WHERE ${inTree} AND p.client_id = ? AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ? LIMIT ?`,
+       WHERE ${IN_TREE} AND p.client_id = ? AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ? LIMIT ?`,
     );
   }
 
@@ -149,8 +171,8 @@ export class PoiStore {
     return new Map(this.namesOf.all(JSON.stringify(ids), clientId).map((r) => [r.id, r.name]));
   }
 
-  /** The client's key in the R*Tree: its rowid, which never changes. */
-  private clientKey(clientId: string): number {
+  /** The client's key in the R*Tree and the map's cells: its rowid, which never changes; -1 for no such client. */
+  clientKey(clientId: string): number {
     let key = this.clientKeys.get(clientId);
     if (key === undefined) {
       key = this.clientKeyStmt.get(clientId) ?? -1;
@@ -194,13 +216,30 @@ export class PoiStore {
     return this.markersInBox.all(...this.treeArgs(clientId, box), clientId, box.south, box.north, box.west, box.east, limit);
   }
 
-  where(clientId: string, filter: WhereFilter): PoiRow[] {
-    return this.filtered<PoiRow>(POI_COLUMNS, clientId, filter);
+  /**
+   * Markers of the POIs in a box (west <= east) that pass the filter, at most `limit`. Driven from
+   * the R*Tree: callers ask for boxes that hold few entries (a map past the clustering zooms).
+   */
+  markersWhere(clientId: string, filter: MapFilter, box: Box, limit: number): Marker[] {
+    const { where, args } = this.clauses(clientId, filter);
+    const sql = `SELECT id, lat, lng, name FROM ${TREE_THEN_POIS} WHERE ${where} AND ${IN_BOX} LIMIT ?`;
+    return this.statement(sql).all(...this.treeArgs(clientId, box), ...args, ...boxArgs(box), limit) as Marker[];
   }
 
-  /** Markers of every POI that passes the filter, for clustering a filtered map. */
-  whereMarkers(clientId: string, filter: WhereFilter): Marker[] {
-    return this.filtered<Marker>('id, lat, lng, name', clientId, filter);
+  /**
+   * The POIs in a box (west <= east) that pass the filter, counted per cell of the map's grid at
+   * this scale (grid.ts): what a filtered map view draws. `viaTree`: walk the R*Tree's entries in
+   * the box (a small box) rather than the filter's matches (a big one).
+   */
+  cellsWhere(clientId: string, filter: MapFilter, scale: number, box: Box, viaTree: boolean): Cell[] {
+    const { where, args } = this.clauses(clientId, filter);
+    const sql = `SELECT ${sqlCellY('lat', String(scale))} AS cy, ${sqlCellX('lng', String(scale))} AS cx, count(*) AS n, sum(lat) AS sum_lat, sum(lng) AS sum_lng, sum(id) AS sum_id
+      FROM ${viaTree ? TREE_THEN_POIS : 'pois'} WHERE ${where} AND ${IN_BOX} GROUP BY cy, cx`;
+    return this.statement(sql).all(...(viaTree ? this.treeArgs(clientId, box) : []), ...args, ...boxArgs(box)) as Cell[];
+  }
+
+  where(clientId: string, filter: WhereFilter): PoiRow[] {
+    return this.filtered<PoiRow>(POI_COLUMNS, clientId, filter);
   }
 
   /** How many POIs pass the filter (its limit and page aside): a list says "50 of 401". */

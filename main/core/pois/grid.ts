@@ -1,0 +1,27 @@
+/**
+ * The map's grid: Web Mercator tiles, as a slippy map draws them. At level `g` the world is
+ * 2^g × 2^g cells; a cell at level `z + 2` is 64 px wide on a map at zoom `z`. Declared once in
+ * two dialects that must agree, SQL (the triggers of migration 013 and the filtered views) and
+ * JavaScript (which cells a viewport covers). Changing either needs a migration that rebuilds
+ * `map_cells`.
+ */
+
+/** Web Mercator's limits: the poles are infinitely far; POIs beyond these fall in the edge cells. */
+const MERCATOR_LAT = 85.05112878;
+
+export function cellX(lng: number, scale: number): number {
+  return Math.min(scale - 1, Math.max(0, Math.floor(((lng + 180.0) / 360.0) * scale)));
+}
+
+export function cellY(lat: number, scale: number): number {
+  const clamped = Math.max(-MERCATOR_LAT, Math.min(MERCATOR_LAT, lat));
+  const y = 0.5 - Math.log(Math.tan(((45.0 + clamped / 2.0) * Math.PI) / 180.0)) / (2.0 * Math.PI);
+  return Math.min(scale - 1, Math.max(0, Math.floor(y * scale)));
+}
+
+/** The cell column of a longitude, as an SQL expression over a longitude and a scale (2^level) expression. */
+export const sqlCellX = (lng: string, scale: string): string => `min(${scale} - 1, max(0, CAST(floor((${lng} + 180.0) / 360.0 * ${scale}) AS INTEGER)))`;
+
+/** The cell row of a latitude (north is row 0), as an SQL expression. */
+export const sqlCellY = (lat: string, scale: string): string =>
+  `min(${scale} - 1, max(0, CAST(floor((0.5 - ln(tan(radians(45.0 + max(-${MERCATOR_LAT}, min(${MERCATOR_LAT}, ${lat})) / 2.0))) / (2.0 * pi())) * ${scale}) AS INTEGER)))`;

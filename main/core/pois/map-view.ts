@@ -1,0 +1,130 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { MAX_VIEW_POINTS, type MapPoint, type MapView } from '../../../shared/contract.js';
+import { splitViewport, type Box } from './geo.js';
+import { cellX, cellY } from './grid.js';
+import type { Cell, MapFilter, PoiStore } from './poi-store.js';
+
+/** From this zoom on, a view with few enough POIs shows every one on its own. */
+export const INDIVIDUAL_ZOOM = 17;
+/** Cells of level zoom + 2 are 64 px wide on the map: about a cluster marker and its margin. */
+const CELL_LEVELS_ABOVE_ZOOM = 2;
+/** The deepest zoom a cluster's click leads to (the map's own maximum is lower). */
+const MAX_EXPAND_ZOOM = 22;
+/**
+ * Past INDIVIDUAL_ZOOM, a view denser than MAX_VIEW_POINTS is counted on a finer grid than the
+ * stored one by walking the R*Tree's entries in it; above this many entries (a pile of POIs at one
+ * spot) the finest stored level answers instead, so a view never walks more than this.
+ */
+const WALK_AT_MOST = 100_000;
+/** A filtered view walks the R*Tree's entries in the view below this many, else the filter's matches. */
+const FILTER_VIA_TREE_BELOW = 50_000;
+
+export interface MapQuery extends Box {
+  zoom: number;
+  q?: string | undefined;
+  categories?: number[] | undefined;
+}
+
+interface Span {
+  box: Box;
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/** A viewport's boxes (split at the antimeridian) and the cells of a level that each covers. */
+function spans(boxes: readonly Box[], level: number): Span[] {
+  const scale = 2 ** level;
+  return boxes.map((box) => ({ box, x0: cellX(box.west, scale), x1: cellX(box.east, scale), y0: cellY(box.north, scale), y1: cellY(box.south, scale) }));
+}
+
+const cellCount = (s: readonly Span[]): number => s.reduce((n, { x0, x1, y0, y1 }) => n + (x1 - x0 + 1) * (y1 - y0 + 1), 0);
+
+/** The finest of these levels, at most `finest`, whose cells in the view are at most MAX_VIEW_POINTS. */
+function levelFor(levels: readonly number[], finest: number, boxes: readonly Box[]): number {
+  const fitting = levels.filter((l) => l <= finest && cellCount(spans(boxes, l)) <= MAX_VIEW_POINTS);
+  return fitting.length > 0 ? Math.max(...fitting) : Math.min(...levels);
+}
+
+/**
+ * A map view: its POIs as clusters and single points, never more than MAX_VIEW_POINTS, at a cost
+ * that follows the viewport, not the client's size. Unfiltered, it reads the grid cells that the
+ * database keeps with every write (migration 013): no index to build at start or after a write,
+ * and what another process writes is there at once. Filtered (search, categories), it counts the
+ * matches per cell of the same grid in one SQL aggregate. Past INDIVIDUAL_ZOOM, each POI is its
+ * own point unless the view holds more than a page can draw.
+ */
+export class MapViews {
+  private readonly stored: Statement<[number, number, string, number, number], Cell>;
+  private readonly levels: number[];
+  private readonly snapshot: (work: () => MapView) => MapView;
+
+  constructor(
+    db: Database,
+    private readonly store: PoiStore,
+  ) {
+    this.stored = db.prepare(
+      'SELECT cy, cx, n, sum_lat, sum_lng, sum_id FROM map_cells WHERE client = ? AND level = ? AND cy IN (SELECT value FROM json_each(?)) AND cx BETWEEN ? AND ?',
+    );
+    this.levels = db.prepare<[], number>('SELECT level FROM map_levels ORDER BY level').pluck().all();
+    // One read transaction: the cells and the names of single POIs from the same snapshot.
+    this.snapshot = db.transaction((work: () => MapView) => work());
+  }
+
+  view(clientId: string, query: MapQuery): MapView {
+    return this.snapshot(() => this.read(clientId, query));
+  }
+
+  private read(clientId: string, query: MapQuery): MapView {
+    const filter: MapFilter = { q: query.q?.trim() || undefined, categories: query.categories?.length ? query.categories : undefined };
+    const filtered = filter.q !== undefined || filter.categories !== undefined;
+    const boxes = splitViewport(query);
+    const entries = (upTo: number): number => boxes.reduce((n, box) => n + this.store.entriesIn(clientId, box, upTo), 0);
+
+    if (query.zoom >= INDIVIDUAL_ZOOM && entries(MAX_VIEW_POINTS + 1) <= MAX_VIEW_POINTS) {
+      const points = boxes.flatMap((box) => this.store.markersWhere(clientId, filter, box, MAX_VIEW_POINTS));
+      return { points: points.map((m) => ({ lat: m.lat, lng: m.lng, count: 1, poi: m.id, name: m.name })), total: points.length };
+    }
+    const finest = query.zoom + CELL_LEVELS_ABOVE_ZOOM;
+    let cells: Array<{ span: Span; cells: Cell[] }>;
+    if (query.zoom >= INDIVIDUAL_ZOOM && entries(WALK_AT_MOST + 1) <= WALK_AT_MOST) {
+      // Finer than any stored level: counted from the R*Tree's entries in the view.
+      const level = levelFor(Array.from({ length: finest + 1 }, (_, l) => l), finest, boxes);
+      cells = spans(boxes, level).map((span) => ({ span, cells: this.store.cellsWhere(clientId, filter, 2 ** level, span.box, true) }));
+    } else if (filtered) {
+      const level = levelFor(this.levels, finest, boxes);
+      const viaTree = entries(FILTER_VIA_TREE_BELOW) < FILTER_VIA_TREE_BELOW;
+      cells = spans(boxes, level).map((span) => ({ span, cells: this.store.cellsWhere(clientId, filter, 2 ** level, span.box, viaTree) }));
+    } else {
+      const level = levelFor(this.levels, finest, boxes);
+      const key = this.store.clientKey(clientId);
+      cells = spans(boxes, level).map((span) => {
+        const rows = JSON.stringify(Array.from({ length: span.y1 - span.y0 + 1 }, (_, i) => span.y0 + i));
+        return { span, cells: this.stored.all(key, level, rows, span.x0, span.x1) };
+      });
+    }
+    return this.points(clientId, query, cells);
+  }
+
+  /** Cells as points: a cluster at its POIs' mean position, or the one POI it holds; only those inside the view. */
+  private points(clientId: string, query: MapQuery, found: Array<{ span: Span; cells: Cell[] }>): MapView {
+    const points: MapPoint[] = [];
+    const singles: MapPoint[] = [];
+    let total = 0;
+    for (const { span, cells } of found) {
+      const { south, north, west, east } = span.box;
+      for (const c of cells) {
+        const lat = c.sum_lat / c.n;
+        const lng = c.sum_lng / c.n;
+        if (lat < south || lat > north || lng < west || lng > east) continue;
+        total += c.n;
+        if (c.n === 1) singles.push({ lat, lng, count: 1, poi: c.sum_id });
+        else points.push({ lat, lng, count: c.n, expandZoom: Math.min(query.zoom + CELL_LEVELS_ABOVE_ZOOM, MAX_EXPAND_ZOOM) });
+      }
+    }
+    const names = this.store.names(clientId, singles.map((p) => p.poi!));
+    for (const p of singles) points.push({ ...p, name: names.get(p.poi!) ?? '' });
+    return { points, total };
+  }
+}
