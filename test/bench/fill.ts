@@ -7,16 +7,18 @@ export interface Filled {
   clientId: string;
   /** Positions of some POIs, to aim queries where the data is. */
   samples: Array<[number, number]>;
+  /** The centres the clustered 70 % are spread around. */
+  cities: Array<[number, number]>;
   fillMs: number;
 }
 
 /**
  * Fills `count` POIs over Europe: 70 % around 300 "cities" (normal spread of ~5 km), 30 %
  * scattered, each with one or two system categories. Rows are inserted with the store's columns
- * (folded text keys included) and go through the real triggers (R*Tree, category links, change log), 10,000 per
+ * (folded text keys included) and go through the real triggers (R*Tree, category links, map grid, change log), 10,000 per
  * transaction.
  */
-export function fillPois(core: Core, count: number, seed = 42): Filled {
+export function fillPois(core: Core, count: number, seed = 42, progress?: (done: number) => void): Filled {
   const rnd = prng(seed);
   const gauss = (): number => Math.sqrt(-2 * Math.log(rnd() || 1e-12)) * Math.cos(2 * Math.PI * rnd());
   const cities = Array.from({ length: 300 }, () => [36 + rnd() * 24, -10 + rnd() * 40] as [number, number]);
@@ -50,6 +52,9 @@ export function fillPois(core: Core, count: number, seed = 42): Filled {
       if (i % 500 === 0) samples.push([lat, lng]);
     }
   });
-  for (let from = 0; from < count; from += 10_000) batch(from, Math.min(count, from + 10_000));
-  return { clientId, samples, fillMs: performance.now() - t0 };
+  for (let from = 0; from < count; from += 10_000) {
+    batch(from, Math.min(count, from + 10_000));
+    if (progress && (from + 10_000) % 1_000_000 === 0) progress(from + 10_000);
+  }
+  return { clientId, samples, cities, fillMs: performance.now() - t0 };
 }

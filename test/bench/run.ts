@@ -4,19 +4,20 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchContention } from './contention.js';
 import { benchHttp } from './http-bench.js';
-import { benchMemory } from './memory.js';
 import { benchPois } from './pois.js';
 import { benchBasemap, basemapRows } from './basemap.js';
 import { benchExports, exportRows } from './exports.js';
 import { benchSync, syncRows } from './sync.js';
 import { benchMap, mapRows } from './map.js';
-import { buildRows, contentionRows, HEADERS, renderTable } from './table.js';
+import { benchScale } from './scale.js';
+import { buildRows, contentionRows, HEADERS, renderTable, scaleRows } from './table.js';
 import { findWrk } from './wrk.js';
 
 /**
- * `npm run bench [-- --quick] [-- --pois N] [-- --only http,pois,contention,memory,map,basemap,exports,sync]`: measures the HTTP API
+ * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,pois,contention,scale,map,basemap,exports,sync]`: measures the HTTP API
  * against a bare node:http server, login, the POI queries on N POIs (default 1,000,000; 100,000
- * with --quick) and the serving process's memory on them; prints one table and writes it, with
+ * with --quick; 10,000,000 with --huge) and, served by the CLI on them, map views, near queries,
+ * the serving process's memory and a get.json beside heavy requests; prints one table and writes it, with
  * every run, as JSON under test/bench/results/. HTTP loads come from wrk when it is on the PATH
  * (BENCH_NO_WRK=1 forces the Node generator). To see where the server spends its time:
  * `tsx test/bench/profile.ts --kind get|add`.
@@ -25,16 +26,20 @@ const { values } = parseArgs({
   options: {
     pois: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    huge: { type: 'boolean', default: false },
     only: { type: 'string' },
   },
 });
 const quick = values.quick === true;
+const huge = values.huge === true;
 const count = Number(values.pois ?? (quick ? 100_000 : 1_000_000));
+// --huge: the scale section (map views, near queries, memory behind the CLI) on 10,000,000 POIs.
+const scaleCount = huge ? 10_000_000 : count;
 if (!Number.isInteger(count) || count < 1000) throw new Error('--pois must be an integer of at least 1000');
-const only = new Set((values.only ?? 'http,pois,contention,memory,map,basemap,exports,sync').split(','));
+const only = new Set((values.only ?? 'http,pois,contention,scale,map,basemap,exports,sync').split(','));
 const plan = quick
-  ? { seconds: 3, warmup: 1, repeats: 3, loginSeconds: 3, memorySeconds: 3 }
-  : { seconds: 10, warmup: 2, repeats: 3, loginSeconds: 5, memorySeconds: 10 };
+  ? { seconds: 3, warmup: 1, repeats: 3, loginSeconds: 3, scaleSeconds: 3 }
+  : { seconds: 10, warmup: 2, repeats: 3, loginSeconds: 5, scaleSeconds: 10 };
 const connections = 32;
 
 const scratch = mkdtempSync(join(tmpdir(), 'poi-bench-http-'));
@@ -55,9 +60,7 @@ try {
       ? await benchContention({ dense: quick ? 50_000 : 200_000, seconds: plan.seconds, repeats: plan.repeats, dir: scratch, log: console.log })
       : undefined;
   if (only.has('contention') && !findWrk()) console.log('contention: skipped, it needs wrk (apt-get install wrk)');
-  const memory = only.has('memory')
-    ? await benchMemory(count, { dir: scratch, seconds: plan.memorySeconds, warmup: plan.warmup, connections, log: console.log })
-    : undefined;
+  const scale = only.has('scale') ? await benchScale(scaleCount, { dir: scratch, seconds: plan.scaleSeconds, log: console.log }) : undefined;
   // The admin UI's map in Chromium against Leaflet.markercluster (100,000 POIs, or fewer with --quick).
   const map = only.has('map') ? await benchMap(quick ? 20_000 : 100_000, 3) : undefined;
   // Offline basemaps in Chromium: the sample city's vector package at zoom 15 against the bundled overview alone.
@@ -66,14 +69,13 @@ try {
   const exports = only.has('exports') ? await benchExports(quick ? 20_000 : 100_000) : undefined;
   // Sync with a central PostgreSQL (throwaway cluster): push and pull of 100,000 changes, and a first pull of 1,000,000 POIs (20,000 and 100,000 with --quick).
   const sync = only.has('sync') ? await benchSync(quick ? 20_000 : 100_000, quick ? 100_000 : 1_000_000) : undefined;
-  const rows = [...buildRows(http, pois, memory), ...contentionRows(contention), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...syncRows(sync)];
+  const rows = [...buildRows(http, pois), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...syncRows(sync)];
   const tool = findWrk() ?? 'Node keep-alive generator (no wrk on the PATH)';
   console.log('');
   console.log(renderTable(rows));
   console.log('');
   console.log(`HTTP figures: ${tool}; each serving process in its own child; ${plan.repeats} x ${plan.seconds} s per figure after ${plan.warmup} s warm-up, medians.`);
   console.log(`"core, in-process": timed calls of the core functions the routes use (test/bench/pois.ts). Machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load average ${loadAtStart[0]?.toFixed(2)} at start, ${loadavg()[0]?.toFixed(2)} at end.`);
-  if (memory && !memory.viewport) console.log('The listener has no map viewport route: the memory load is get_near only.');
   console.log(`Total ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   const dir = join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
@@ -82,6 +84,7 @@ try {
     date: new Date().toISOString(),
     node: process.version,
     quick,
+    huge,
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? null, loadAtStart, loadAtEnd: loadavg() },
     httpTool: tool,
     plan: { ...plan, connections, pois: count },
@@ -89,7 +92,7 @@ try {
     http,
     pois,
     contention,
-    memory,
+    scale,
     map,
     basemap,
     exports,

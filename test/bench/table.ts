@@ -1,7 +1,7 @@
 import type { ContentionResult } from './contention.js';
 import type { HttpBenchResult, Measured } from './http-bench.js';
-import type { MemoryBenchResult } from './memory.js';
 import type { PoiBenchResult } from './pois.js';
+import { SCALE_GOALS, type ScaleBenchResult, type Sequential } from './scale.js';
 import { fmt } from './stats.js';
 import type { LoadResult } from './wrk.js';
 
@@ -26,12 +26,11 @@ function load(label: string, r: LoadResult | Measured, baseline = '', ratio = ''
 }
 
 /** The one table `npm run bench` prints (and writes with the JSON). */
-export function buildRows(h: HttpBenchResult | undefined, p: PoiBenchResult | undefined, m: MemoryBenchResult | undefined): Row[] {
+export function buildRows(h: HttpBenchResult | undefined, p: PoiBenchResult | undefined): Row[] {
   const rows: Row[] = [];
   if (h) {
     const c = h.bare.connections;
     const bare = `bare ${rps(h.bare.rps)}`;
-    const verdict = (met: boolean, text: string): string => `${met ? 'met' : 'NOT MET'} (${text})`;
     rows.push(load(`bare node:http, fixed ${h.replyBytes} B JSON, ${c} conn`, h.bare));
     rows.push(
       load(`add.json, ${c} conn (median of ${h.add.runs.length})`, h.add, bare, `${h.ratio.add.toFixed(2)}x`,
@@ -56,18 +55,6 @@ export function buildRows(h: HttpBenchResult | undefined, p: PoiBenchResult | un
     rows.push([`viewport markers, ~0.08x0.16 deg (median ${p.viewportMarkersMedian} markers)`, 'core, in-process', `${p.viewport.runs} runs`,
       ms(p.viewport.median), ms(p.viewport.p99), '', '', '']);
   }
-  if (m) {
-    const n = m.pois.toLocaleString('en');
-    rows.push(load(`get_near over HTTP r=1 km total<=100 (${n} POIs, ${m.near1km.connections} conn)`, m.near1km));
-    rows.push(load(`get_near over HTTP r=5 km total<=1000 (${n} POIs, ${m.near5km.connections} conn)`, m.near5km));
-    if (m.viewport) rows.push(load(`map viewport over HTTP, console pois.map zoom 13 (${n} POIs, ${m.viewport.connections} conn)`, m.viewport));
-    const base = h ? `same CLI on 1k POIs ${mib(h.serviceMemory.rssMiB)}; bare ${mib(h.bareMemory.rssMiB)}` : '';
-    rows.push([`start-up until answering < 100 ms (${n} POIs)`, 'get_near probe', `${m.responsiveAfterSeconds.toFixed(1)} s`, '', '',
-      `RSS 1 s after listening ${mib(m.started.rssMiB)}, then ${mib(m.warmed.rssMiB)}`, '', '']);
-    rows.push([`RSS of serving child after ${n} POIs + ${m.viewport ? 'get_near/viewport' : 'get_near'} load`, '/proc VmRSS', mib(m.loaded.rssMiB),
-      '', `peak ${mib(m.loaded.peakRssMiB)}`, base, h ? `${(m.loaded.rssMiB / h.serviceMemory.rssMiB).toFixed(2)}x` : '', '']);
-    rows.push([`fill ${n} POIs through the core (10k per transaction)`, 'core, in-process', `${m.fillSeconds.toFixed(1)} s`, '', '', `database ${mib(m.databaseMiB)}`, '', '']);
-  }
   return rows;
 }
 
@@ -81,6 +68,41 @@ export function contentionRows(c: ContentionResult | undefined): Row[] {
     load(`get.json, ${c.underNear.connections} conn, while ${c.near.connections} conn send heavy near`, c.underNear, alone, `${(c.underNear.p99 / c.alone.p99).toFixed(1)}x p99`),
     load(`  those get_near: r=20,037 km, total=1000, over ${n} POIs in ~0.4x0.4 km`, c.near),
   ];
+}
+
+const verdict = (met: boolean, goal: string): string => `${met ? 'met' : 'NOT MET'} (${goal})`;
+const seq = (label: string, tool: string, s: Sequential, baseline: string, goal: string): Row => [label, tool, `${s.runs} requests`, ms(s.p50), ms(s.p99), baseline, '', goal];
+
+/** The scale section: map views, near queries, memory and a get.json beside heavy work, on a big file behind the CLI. */
+export function scaleRows(s: ScaleBenchResult | undefined, huge: boolean): Row[] {
+  if (!s) return [];
+  const n = s.pois.toLocaleString('en');
+  const tool = 'HTTP, one at a time';
+  const viewGoal = huge ? SCALE_GOALS.hugeViewP99Ms : SCALE_GOALS.viewP99Ms;
+  const viewVerdict = (v: Sequential, points = 0): string =>
+    verdict(v.p99 < viewGoal && points <= SCALE_GOALS.points, `p99<${viewGoal}ms${points ? `, <=${SCALE_GOALS.points} points` : ''}`);
+  const startRss = `RSS after the fill ${mib(s.afterFill.rssMiB)}`;
+  const rows: Row[] = [[`fill ${n} POIs through the core (10k per transaction)`, 'core, in-process', `${s.fillSeconds.toFixed(0)} s`, '', '', `database ${mib(s.databaseMiB)}`, '', '']];
+  rows.push(seq(`first map view after start, zoom 13 dense (${n} POIs)`, 'HTTP, fresh server', s.firstView, `max ${ms(s.firstView.max)}`, viewVerdict(s.firstView)));
+  for (const v of s.views) {
+    rows.push(seq(`map view zoom ${v.zoom}, ${v.area}, 1280x800 px (${n} POIs; at most ${v.maxPoints} points)`, tool, v, `max ${ms(v.max)}`, viewVerdict(v, v.maxPoints)));
+  }
+  rows.push(seq(`map view zoom 13 right after an add.json in it`, tool, s.viewAfterWrite, `max ${ms(s.viewAfterWrite.max)}`, viewVerdict(s.viewAfterWrite)));
+  const nearGoal = (v: Sequential): string => (huge ? verdict(v.p50 < SCALE_GOALS.hugeNearMedianMs, `median<${SCALE_GOALS.hugeNearMedianMs}ms`) : '');
+  rows.push(seq(`get_near r=1 km total<=100, dense`, tool, s.nearDense, '', nearGoal(s.nearDense)));
+  rows.push(seq(`get_near r=1 km total<=100, sparse`, tool, s.nearSparse, '', nearGoal(s.nearSparse)));
+  const rssMet = (m: number): string => (huge ? '' : verdict(m < SCALE_GOALS.rssMiB, `<${SCALE_GOALS.rssMiB} MiB`));
+  rows.push([`RSS of the serving child, ${n} POIs, 1 s after start`, '/proc VmRSS', mib(s.afterFill.rssMiB), '', '', '', '', rssMet(s.afterFill.rssMiB)]);
+  rows.push([`RSS of the serving child after the views and queries above`, '/proc VmRSS', mib(s.afterViews.rssMiB), '', `peak ${mib(s.afterViews.peakRssMiB)}`, startRss, '', rssMet(s.afterViews.peakRssMiB)]);
+  if (s.getAlone && s.getUnderHeavy && s.heavyNear && s.heavyViews) {
+    const alone = `alone: p50 ${ms(s.getAlone.p50)}, p99 ${ms(s.getAlone.p99)}`;
+    rows.push(load(`get.json, ${s.getAlone.connections} conn, alone (${n} POIs)`, s.getAlone));
+    rows.push(load(`get.json, ${s.getUnderHeavy.connections} conn, beside the two heavy loads below`, s.getUnderHeavy, alone, `${(s.getUnderHeavy.p99 / s.getAlone.p99).toFixed(1)}x p99`,
+      verdict(s.getUnderHeavy.p99 < SCALE_GOALS.getUnderHeavyP99Ms && s.getUnderHeavy.non2xx === 0, `p99<${SCALE_GOALS.getUnderHeavyP99Ms}ms`)));
+    rows.push(load(`  get_near r=5 km total=1000, dense`, s.heavyNear));
+    rows.push(load(`  map views, zooms 3/8/13/17, dense and sparse`, s.heavyViews));
+  }
+  return rows;
 }
 
 export function renderTable(rows: readonly Row[]): string {

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { screenBox } from './screen.js';
 
 /** One load measurement: requests per second and latency percentiles, in milliseconds. */
 export interface LoadResult {
@@ -162,18 +163,24 @@ end
 
 /**
  * The admin UI's map viewport (`POST /console/api/pois.map`, console token as a Bearer header):
- * a box of about 0.08 x 0.16 degrees (zoom 13 on a laptop screen) around the given positions.
+ * a 1280 x 800 px screen (screenBox) around the given positions, at each of `zooms` in turn.
  */
-export function luaViewport(consoleToken: string, clientId: string, points: ReadonlyArray<readonly [number, number]>, seed: number): string {
-  const table = points.map(([lat, lng]) => `{${lat.toFixed(6)},${lng.toFixed(6)}}`).join(',');
+export function luaViewport(
+  consoleToken: string,
+  clientId: string,
+  points: ReadonlyArray<readonly [number, number]>,
+  seed: number,
+  zooms: readonly number[] = [13],
+): string {
+  const boxes = zooms.flatMap((zoom) => points.map(([lat, lng]) => ({ zoom, ...screenBox(lat, lng, zoom) })));
+  const table = boxes.map((b) => `{${b.south.toFixed(6)},${b.north.toFixed(6)},${b.west.toFixed(6)},${b.east.toFixed(6)},${b.zoom}}`).join(',');
   return `
-local pts = {${table}}
+local boxes = {${table}}
 local headers = { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer ${consoleToken}" }
 math.randomseed(${seed})
 request = function()
-  local p = pts[math.random(#pts)]
-  local body = string.format('{"clientId":"${clientId}","south":%.6f,"north":%.6f,"west":%.6f,"east":%.6f,"zoom":13}',
-    p[1] - 0.04, p[1] + 0.04, p[2] - 0.08, p[2] + 0.08)
+  local b = boxes[math.random(#boxes)]
+  local body = string.format('{"clientId":"${clientId}","south":%.6f,"north":%.6f,"west":%.6f,"east":%.6f,"zoom":%d}', b[1], b[2], b[3], b[4], b[5])
   return wrk.format("POST", "/console/api/pois.map", headers, body)
 end
 `;

@@ -1,0 +1,215 @@
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { join } from 'node:path';
+import { MAX_VIEW_POINTS, type MapView } from '../../shared/contract.js';
+import { openCore } from '../support/core.js';
+import { fillPois, type Filled } from './fill.js';
+import { send, type Req } from './http.js';
+import { memoryOf, startService, type Child, type Memory } from './server-child.js';
+import { screenBox } from './screen.js';
+import { percentile, prng } from './stats.js';
+import { findWrk, luaFixed, luaNear, luaViewport, runWrk, type LoadResult } from './wrk.js';
+
+/** Latencies of requests sent one after another, in milliseconds. */
+export interface Sequential {
+  runs: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface MapViewFigure extends Sequential {
+  zoom: number;
+  area: 'dense' | 'sparse';
+  /** The most points any of these views sent. */
+  maxPoints: number;
+}
+
+export interface ScaleBenchResult {
+  pois: number;
+  fillSeconds: number;
+  databaseMiB: number;
+  /** The serving child 1 s after listening (the POIs filled, nothing asked yet). */
+  afterFill: Memory;
+  /** The first map view a freshly started server answers, over several starts. */
+  firstView: Sequential;
+  views: MapViewFigure[];
+  /** A map view right after an add.json in it. */
+  viewAfterWrite: Sequential;
+  nearDense: Sequential;
+  nearSparse: Sequential;
+  /** The serving child after every view and query above. */
+  afterViews: Memory;
+  /** get.json alone, and while other connections send dense near queries and map views (wrk). */
+  getAlone: LoadResult | null;
+  getUnderHeavy: LoadResult | null;
+  heavyNear: LoadResult | null;
+  heavyViews: LoadResult | null;
+}
+
+export interface ScaleBenchOptions {
+  dir: string;
+  seconds: number;
+  log: (line: string) => void;
+}
+
+const sequential = (samples: number[]): Sequential => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { runs: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
+};
+
+/** Positions at least 0.3 degrees (about 30 km, 6 sigma of a city's spread) from every city: the scattered 30 %. */
+function sparseSpots(filled: Filled, count: number): Array<[number, number]> {
+  const rnd = prng(17);
+  const spots: Array<[number, number]> = [];
+  for (let tries = 0; spots.length < count && tries < 100_000; tries++) {
+    const lat = 36 + rnd() * 24;
+    const lng = -10 + rnd() * 40;
+    if (filled.cities.every(([clat, clng]) => Math.hypot(clat - lat, (clng - lng) * Math.cos((lat * Math.PI) / 180)) > 0.3)) spots.push([lat, lng]);
+  }
+  return spots;
+}
+
+/**
+ * A country's worth of POIs behind the real CLI: fills `count` POIs through the core's triggers
+ * (R*Tree, category links, map grid, change log), serves the file in a child process and measures
+ * over HTTP what a map and a near query cost there, what a write does to the next view, the
+ * server's memory, and whether a plain get.json keeps its latency while heavy requests run.
+ */
+export async function benchScale(count: number, o: ScaleBenchOptions): Promise<ScaleBenchResult> {
+  const dataDir = join(o.dir, 'scale');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = join(dataDir, 'poi.sqlite');
+  o.log(`scale: filling ${count.toLocaleString('en')} POIs into ${file}...`);
+  const core = openCore({ file, geocoder: { reverse: async () => ({}) } });
+  let filled: Filled;
+  let token: string;
+  let poi: number;
+  try {
+    filled = fillPois(core, count, 42, (done) => o.log(`  ${done.toLocaleString('en')} POIs`));
+    token = core.clients.rotateAdminToken(filled.clientId);
+    poi = core.db.prepare<[], number>('SELECT max(id) FROM pois').pluck().get() ?? 1;
+    core.db.pragma('wal_checkpoint(TRUNCATE)');
+    core.db.exec('ANALYZE');
+  } finally {
+    core.close();
+  }
+  const databaseMiB = statSync(file).size / 2 ** 20;
+  o.log(`scale: filled in ${(filled.fillMs / 1000).toFixed(0)} s, database ${databaseMiB.toFixed(0)} MiB`);
+  const { clientId } = filled;
+  const dense = filled.samples.slice(0, 400);
+  const sparse = sparseSpots(filled, 400);
+  const consoleTokenOf = (service: Child): string => {
+    const found = [...readFileSync(service.logFile, 'utf8').matchAll(/#token=([A-Za-z0-9_-]+)/g)].at(-1)?.[1];
+    if (!found) throw new Error('the service log shows no console token');
+    return found;
+  };
+  const viewRequest = (consoleToken: string, [lat, lng]: readonly [number, number], zoom: number): Req => ({
+    method: 'POST',
+    path: '/console/api/pois.map',
+    headers: { authorization: `Bearer ${consoleToken}` },
+    json: { clientId, zoom, ...screenBox(lat, lng, zoom) },
+  });
+  const timed = async (port: number, req: Req, agent: Agent): Promise<{ ms: number; body: string }> => {
+    const t0 = performance.now();
+    const answer = await send(port, req, agent);
+    const ms = performance.now() - t0;
+    if (answer.status !== 200) throw new Error(`${req.path.split('?')[0]}: ${answer.status} ${answer.body.slice(0, 300)}`);
+    return { ms, body: answer.body };
+  };
+
+  // The first view of a freshly started server, five starts.
+  const first: number[] = [];
+  for (let start = 0; start < 5; start++) {
+    const service = await startService(dataDir, join(o.dir, `scale-start-${start}.log`));
+    try {
+      const agent = new Agent({ keepAlive: true });
+      first.push((await timed(service.port, viewRequest(consoleTokenOf(service), dense[start]!, 13), agent)).ms);
+      agent.destroy();
+    } finally {
+      await service.stop();
+    }
+  }
+  o.log(`scale: first view after start ${first.map((t) => t.toFixed(0)).join(', ')} ms`);
+
+  const service = await startService(dataDir, join(o.dir, 'scale-service.log'));
+  const agent = new Agent({ keepAlive: true });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const afterFill = memoryOf(service.pid);
+    const consoleToken = consoleTokenOf(service);
+    const views: MapViewFigure[] = [];
+    for (const zoom of [3, 8, 13, 17]) {
+      for (const [area, spots] of [['dense', dense], ['sparse', sparse]] as const) {
+        const samples: number[] = [];
+        let maxPoints = 0;
+        for (let i = 0; i < 200; i++) {
+          const { ms, body } = await timed(service.port, viewRequest(consoleToken, spots[i % spots.length]!, zoom), agent);
+          samples.push(ms);
+          maxPoints = Math.max(maxPoints, (JSON.parse(body) as { value: MapView }).value.points.length);
+        }
+        const figure = { zoom, area, maxPoints, ...sequential(samples) };
+        views.push(figure);
+        o.log(`scale: map view zoom ${zoom} ${area}: p50 ${figure.p50.toFixed(1)} ms, p99 ${figure.p99.toFixed(1)} ms, at most ${maxPoints} points`);
+      }
+    }
+    // A write in the view, then the view: whatever a write invalidates is paid here.
+    const afterWrite: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const [lat, lng] = dense[i]!;
+      await timed(service.port, { method: 'GET', path: `/1/pois/add.json?oauth_token=${token}&lat=${lat}&lng=${lng}&name=Write+${i}&categories=1` }, agent);
+      afterWrite.push((await timed(service.port, viewRequest(consoleToken, dense[i]!, 13), agent)).ms);
+    }
+    const viewAfterWrite = sequential(afterWrite);
+    o.log(`scale: view after a write p50 ${viewAfterWrite.p50.toFixed(1)} ms, p99 ${viewAfterWrite.p99.toFixed(1)} ms`);
+    const near = async (spots: ReadonlyArray<readonly [number, number]>): Promise<Sequential> => {
+      const samples: number[] = [];
+      for (let i = 0; i < 400; i++) {
+        const [lat, lng] = spots[i % spots.length]!;
+        samples.push((await timed(service.port, { method: 'GET', path: `/1/pois/get_near.json?oauth_token=${token}&lat=${lat}&lng=${lng}&radius=1000&total=100` }, agent)).ms);
+      }
+      return sequential(samples);
+    };
+    const nearDense = await near(dense);
+    const nearSparse = await near(sparse);
+    o.log(`scale: get_near r=1 km total<=100 dense p50 ${nearDense.p50.toFixed(2)} ms, sparse p50 ${nearSparse.p50.toFixed(2)} ms`);
+    const afterViews = memoryOf(service.pid);
+
+    let getAlone: LoadResult | null = null;
+    let getUnderHeavy: LoadResult | null = null;
+    let heavyNear: LoadResult | null = null;
+    let heavyViews: LoadResult | null = null;
+    if (findWrk()) {
+      const get = luaFixed(`/1/pois/get.json?oauth_token=${token}&poi=${poi}`);
+      getAlone = await runWrk({ port: service.port, script: get, connections: 4, seconds: o.seconds, dir: o.dir });
+      [getUnderHeavy, heavyNear, heavyViews] = await Promise.all([
+        runWrk({ port: service.port, script: get, connections: 4, seconds: o.seconds, dir: o.dir }),
+        runWrk({ port: service.port, script: luaNear(token, dense, 5000, 1000, 3), connections: 8, seconds: o.seconds, dir: o.dir }),
+        runWrk({ port: service.port, script: luaViewport(consoleToken, clientId, [...dense, ...sparse], 4, [3, 8, 13, 17]), connections: 8, seconds: o.seconds, dir: o.dir }),
+      ]);
+      o.log(`scale: get.json p99 alone ${getAlone.p99.toFixed(1)} ms, beside heavy near and map views ${getUnderHeavy.p99.toFixed(1)} ms`);
+    } else o.log('scale: get.json under heavy requests skipped, it needs wrk (apt-get install wrk)');
+    return {
+      pois: count,
+      fillSeconds: filled.fillMs / 1000,
+      databaseMiB,
+      afterFill,
+      firstView: sequential(first),
+      views,
+      viewAfterWrite,
+      nearDense,
+      nearSparse,
+      afterViews,
+      getAlone,
+      getUnderHeavy,
+      heavyNear,
+      heavyViews,
+    };
+  } finally {
+    agent.destroy();
+    await service.stop();
+  }
+}
+
+/** The goals of issue 13, by size: map views, memory, a get.json beside heavy work, get_near. */
+export const SCALE_GOALS = { viewP99Ms: 100, hugeViewP99Ms: 250, points: MAX_VIEW_POINTS, rssMiB: 400, getUnderHeavyP99Ms: 50, hugeNearMedianMs: 5 } as const;
