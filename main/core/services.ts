@@ -37,6 +37,8 @@ export interface CoreOptions {
   nativeBinding?: string;
   /** Where offline map packages live; by default `maps/` beside the database file (none in memory). */
   mapsDir?: string;
+  /** Ids per slice of a text search (sliced-scan.ts); tests make it small to see slices on a few POIs. */
+  scanSlice?: number;
 }
 
 /**
@@ -100,7 +102,7 @@ export function openServices(options: CoreOptions): Services {
   const store = new PoiStore(db);
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder);
-  const queries = new PoiQueries(store, pois);
+  const queries = new PoiQueries(store, pois, options.scanSlice);
   const changes = new ChangeLog(db);
   const readTx = db.transaction((work: () => unknown) => work());
   const settings = new SettingsStore(db, writes);

@@ -114,7 +114,10 @@ export class ApiRunner {
       const handler = this.core.api[route.name] as (caller: unknown, input: unknown, header?: ReplyHeader) => unknown;
       return handler(caller, input, header);
     };
-    const inTransaction = (): unknown => (route.operation.reads ? this.core.read(answer) : answer());
+    // A read that goes on after a turn of the event loop (a text search in slices) returns a
+    // promise: its synchronous part runs in the read transaction, the rest reads on its own. The
+    // box keeps better-sqlite3 from refusing a transaction that returns a promise.
+    const inTransaction = (): unknown => (route.operation.reads ? this.core.read(() => ({ answer: answer() })).answer : answer());
     return route.operation.heavy ? this.heavy.run(inTransaction) : inTransaction();
   }
 }

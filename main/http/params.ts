@@ -1,5 +1,9 @@
+import { MAX_TOTAL } from '../../shared/schemas/pois.js';
 import { ServiceError, invalid } from '../core/errors.js';
 import type { Principal } from '../core/tokens/tokens.js';
+
+/** The most ids one list parameter carries (`pois`, `categories`): MAX_TOTAL, the most one reply holds. */
+const MAX_LISTED_IDS = MAX_TOTAL;
 
 export type Entries = Array<[string, string]>;
 
@@ -81,13 +85,16 @@ export class WireParams {
     return value;
   }
 
-  /** `1,2, 3`: undefined absent, null empty, else the ids (each a positive integer). */
+  /**
+   * `1,2, 3`: undefined absent, null empty, else the ids (each a positive integer). Longer lists
+   * are refused before any id is parsed; the operation's schema may bound them tighter.
+   */
   idList(name: string): number[] | null | undefined {
     const value = this.values.get(name);
     if (value === undefined) return undefined;
     if (value.trim() === '') return null;
     const parts = value.split(',');
-    if (parts.length > 1000) throw invalid(name, 'lists too many ids');
+    if (parts.length > MAX_LISTED_IDS) throw invalid(name, `must list at most ${MAX_LISTED_IDS} ids`);
     return parts.map((part) => {
       const id = parseDecimal(name, part);
       if (!Number.isSafeInteger(id) || id <= 0) throw invalid(name, 'must be positive integer ids separated by commas');

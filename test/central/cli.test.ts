@@ -71,7 +71,7 @@ describe.skipIf(missing !== undefined)('the central and sync from the command li
     // The same field, offline on both: one conflict.
     const edit = async (dir: string, name: string) => {
       const core = openCore({ file: join(dir, 'poi.sqlite') });
-      const id = (core.console['pois.search']({ clientId, filter: { total: 5 } }) as PoiReply[])[0]!.id;
+      const id = ((await core.console['pois.search']({ clientId, filter: { total: 5 } })) as PoiReply[])[0]!.id;
       await core.console['pois.update']({ clientId, fields: { poi: id, name } });
       core.close();
     };
@@ -89,7 +89,7 @@ describe.skipIf(missing !== undefined)('the central and sync from the command li
     expect(await cli('sync', 'conflicts', '--data', b)).toEqual([]);
     for (const dir of [a, b]) {
       const core = openCore({ file: join(dir, 'poi.sqlite') });
-      expect((core.console['pois.search']({ clientId, filter: { total: 5 } }) as PoiReply[]).map((p) => p.name)).toEqual(['Well (dry)']);
+      expect(((await core.console['pois.search']({ clientId, filter: { total: 5 } })) as PoiReply[]).map((p) => p.name)).toEqual(['Well (dry)']);
       core.close();
     }
     // A revoked device is refused, saying so.

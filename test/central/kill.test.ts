@@ -86,7 +86,7 @@ describe.skipIf(missing !== undefined)('sync under faults', () => {
       // Between kills, more work on A: new POIs and edits of some already sent (or not).
       const core = openCore({ file: join(a, 'poi.sqlite') });
       core.pois.addMany(clientId, batch(1500 * (round + 1)));
-      const some = core.console['pois.search']({ clientId, filter: { total: 5, q: `P${round}` } }) as PoiReply[];
+      const some = (await core.console['pois.search']({ clientId, filter: { total: 5, q: `P${round}` } })) as PoiReply[];
       for (const p of some) await core.console['pois.update']({ clientId, fields: { poi: p.id, phone: `round ${round}` } });
       core.close();
       outcomes.push(await killedSync(a, 900 + Math.floor(Math.random() * 2500)));

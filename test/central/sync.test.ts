@@ -72,11 +72,11 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     return { a, b, clientId, ta, tb };
   }
 
-  const all = (core: OpenCore, clientId: string): PoiReply[] => core.console['pois.search']({ clientId, filter: { total: 1000 } }) as PoiReply[];
+  const all = async (core: OpenCore, clientId: string): Promise<PoiReply[]> => (await core.console['pois.search']({ clientId, filter: { total: 1000 } })) as PoiReply[];
   /** A POI as both desktops must hold it: by uuid, its fields and its categories by name (ids are each desktop's own). */
   const comparable = (p: PoiReply) => ({ ...p, id: undefined, categories: p.categories.map((c) => c.Description).sort(), last_update: undefined, registertime: undefined });
-  const same = (a: OpenCore, b: OpenCore, clientId: string) =>
-    expect(all(b, clientId).map(comparable).sort((x, y) => x.uuid.localeCompare(y.uuid))).toEqual(all(a, clientId).map(comparable).sort((x, y) => x.uuid.localeCompare(y.uuid)));
+  const same = async (a: OpenCore, b: OpenCore, clientId: string) =>
+    expect((await all(b, clientId)).map(comparable).sort((x, y) => x.uuid.localeCompare(y.uuid))).toEqual((await all(a, clientId)).map(comparable).sort((x, y) => x.uuid.localeCompare(y.uuid)));
 
   it('brings what one desktop holds (POIs, their categories, its own category) to a desktop that never synced', async () => {
     const { a, b, clientId, ta, tb } = await pair('Field survey');
@@ -88,11 +88,11 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     const pulled = await syncOnce(b, tb);
     expect(pulled).toMatchObject({ clientId, pushed: 0, pulled: 31 });
     expect(b.clients.find(clientId)?.name).toBe('Field survey');
-    same(a, b, clientId);
+    await same(a, b, clientId);
     // Synced again with nothing new: nothing moves.
     expect(await syncOnce(a, ta)).toMatchObject({ pushed: 0 });
     expect(await syncOnce(b, tb)).toMatchObject({ pushed: 0 });
-    same(a, b, clientId);
+    await same(a, b, clientId);
   });
 
   it('brings 10,000 POIs created on one desktop to the other after one sync each', async () => {
@@ -120,7 +120,7 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     await syncOnce(a, ta);
     await syncOnce(b, tb);
     const onB = b.console['warnings.open']({ clientId }) as WarningReply[];
-    expect(onB.map((w) => [w.type, w.poi_id])).toEqual([['CLOSED', all(b, clientId)[0]!.id], ['WRONG_INFO', all(b, clientId)[0]!.id]]);
+    expect(onB.map((w) => [w.type, w.poi_id])).toEqual([['CLOSED', (await all(b, clientId))[0]!.id], ['WRONG_INFO', (await all(b, clientId))[0]!.id]]);
     // Applied on B (an update of the POI, and the report closed): A gets both.
     await b.console['warnings.apply']({ clientId, warning: onB[1]!.id });
     await syncOnce(b, tb);
@@ -148,7 +148,7 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     const poi = (await a.console['pois.add']({ clientId, fields: { name: 'Kiosk', lat: 41, lng: 2, categories: [2], geocode: false } })) as PoiReply;
     await syncOnce(a, ta);
     await syncOnce(b, tb);
-    const onB = all(b, clientId)[0]!;
+    const onB = (await all(b, clientId))[0]!;
 
     // Offline, each desktop edits: a different field each, and the same field both.
     await a.console['pois.update']({ clientId, fields: { poi: poi.id, name: 'Kiosk Sol', desc: 'from A' } });
@@ -157,9 +157,9 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     const fromB = await syncOnce(b, tb);
     expect(fromB.conflicts).toBe(1);
     await syncOnce(a, ta);
-    same(a, b, clientId);
+    await same(a, b, clientId);
     // Last writer wins (B pushed last), and the conflict is kept with base, mine and theirs.
-    expect(all(a, clientId)[0]).toMatchObject({ name: 'Kiosk Sol', phone: '+34 600', description: 'from B' });
+    expect((await all(a, clientId))[0]).toMatchObject({ name: 'Kiosk Sol', phone: '+34 600', description: 'from B' });
     const conflicts = await centralConflicts(ta);
     expect(conflicts).toEqual([expect.objectContaining({ entity: 'poi', uuid: poi.uuid, field: 'description', base: null, mine: 'from B', theirs: 'from A', kept: 'mine' } satisfies Partial<ConflictReply>)]);
     // History on A says the values came by sync.
@@ -173,11 +173,11 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     await syncOnce(a, ta);
     await syncOnce(b, tb);
     a.console['pois.delete']({ clientId, poi: poi.id });
-    await b.console['pois.update']({ clientId, fields: { poi: all(b, clientId)[0]!.id, name: 'Bench (painted)' } });
+    await b.console['pois.update']({ clientId, fields: { poi: (await all(b, clientId))[0]!.id, name: 'Bench (painted)' } });
     await syncOnce(a, ta);
     expect((await syncOnce(b, tb)).conflicts).toBe(1);
     await syncOnce(a, ta);
-    same(a, b, clientId);
+    await same(a, b, clientId);
     expect((await centralConflicts(tb)).map((c) => [c.field, c.theirs])).toEqual([[null, 'deleted']]);
   });
 
@@ -188,13 +188,13 @@ describe.skipIf(missing !== undefined)('sync between two desktops through the ce
     try {
       await a.console['pois.add']({ clientId, fields: { name: 'Written offline', lat: 43, lng: 4, categories: [2], geocode: false } });
       await expect(syncOnce(a, ta)).rejects.toBeInstanceOf(SyncError);
-      expect(all(a, clientId).map((p) => p.name)).toEqual(['Written offline']);
+      expect((await all(a, clientId)).map((p) => p.name)).toEqual(['Written offline']);
     } finally {
       await pg.start();
     }
     await expect.poll(async () => syncOnce(a, ta).then((r) => r.pushed, () => -1), { timeout: 20_000 }).toBe(1);
     await syncOnce(b, tb);
-    expect(all(b, clientId).map((p) => p.name)).toEqual(['Written offline']);
+    expect((await all(b, clientId)).map((p) => p.name)).toEqual(['Written offline']);
   }, 60_000);
 
   it('describes its API in a valid OpenAPI 3.1 document, and its replies match it', async () => {

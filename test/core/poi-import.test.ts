@@ -16,7 +16,7 @@ const text = async (client: string, format: ExportFormat): Promise<string> => {
   return out;
 };
 const from = (s: string | Buffer): Readable => Readable.from([Buffer.from(s)]);
-const all = (client: string): PoiReply[] => core.console['pois.search']({ clientId: client, filter: { total: 1000 } }) as PoiReply[];
+const all = async (client: string): Promise<PoiReply[]> => (await core.console['pois.search']({ clientId: client, filter: { total: 1000 } })) as PoiReply[];
 /** A POI as it should survive a round trip: its fields and its categories by name (ids differ between clients). */
 const comparable = (p: PoiReply) => ({
   ...Object.fromEntries(POI_FIELDS.map((f) => [f.reply, p[f.reply]])),
@@ -53,23 +53,23 @@ describe('importing POIs', () => {
       const report = await core.importPois(target, from(exported), format, { createCategories: true });
       expect(report).toMatchObject({ rows: HOSTILE.length, added: HOSTILE.length, updated: 0, refused: [] });
       expect(report.createdCategories).toEqual(format === 'csv' ? ['Our own', 'with a semicolon'] : ['Our own; with a semicolon']);
-      const before = all(source).map(comparable);
-      const after = all(target).map(comparable);
+      const before = (await all(source)).map(comparable);
+      const after = (await all(target)).map(comparable);
       if (format === 'geojson') expect(after).toEqual(before);
       else {
         // CSV lists category names separated by ';': a name holding one comes back as two.
         const split = (ps: typeof before) => ps.map((p) => ({ ...p, categories: p.categories.flatMap((c) => c.split(';').map((x) => x.trim())).sort() }));
         expect(after).toEqual(split(before));
       }
-      for (const [i, p] of all(target).entries()) {
-        expect(Math.abs(p.latitude - all(source)[i]!.latitude)).toBeLessThan(1e-7);
-        expect(Math.abs(p.longitude - all(source)[i]!.longitude)).toBeLessThan(1e-7);
+      for (const [i, p] of (await all(target)).entries()) {
+        expect(Math.abs(p.latitude - (await all(source))[i]!.latitude)).toBeLessThan(1e-7);
+        expect(Math.abs(p.longitude - (await all(source))[i]!.longitude)).toBeLessThan(1e-7);
       }
       // The same file again: every row names a POI of the target by its uuid? No: the uuids are the source's. By id? Not the target's either.
       // Exported from the target and imported back into it, nothing is duplicated.
       const again = await core.importPois(target, from(await text(target, format)), format);
       expect(again).toMatchObject({ added: 0, updated: HOSTILE.length, refused: [] });
-      expect(all(target)).toHaveLength(HOSTILE.length);
+      expect((await all(target))).toHaveLength(HOSTILE.length);
     });
   }
 
@@ -93,9 +93,9 @@ describe('importing POIs', () => {
     expect(report.refused[2]!.reason).toContain('no category 9999');
     expect(report.refused[3]!.reason).toContain('category "Not a category" does not exist');
     expect(report.refused[4]!.reason).toContain('lat must be a decimal number');
-    expect(all(target).map((p) => p.name).sort()).toEqual(['Good one', 'Good two']);
+    expect((await all(target)).map((p) => p.name).sort()).toEqual(['Good one', 'Good two']);
     // Logged as this import's, so that its changes can be found together.
-    const history = core.console['pois.history']({ clientId: target, poi: all(target)[0]!.id }) as Array<{ op: string; actor: unknown }>;
+    const history = core.console['pois.history']({ clientId: target, poi: (await all(target))[0]!.id }) as Array<{ op: string; actor: unknown }>;
     expect(history[0]).toMatchObject({ op: 'create', actor: { kind: 'import', id: report.importId } });
   });
 
@@ -104,9 +104,9 @@ describe('importing POIs', () => {
     const csv = 'Name,Y,X,Category_IDs,Ignored column\r\nXY,41.5,2.5,7,whatever\r\n';
     const dry = await core.importPois(target, from(`\uFEFF${csv}`), 'csv', { dryRun: true });
     expect(dry).toMatchObject({ added: 1, dryRun: true, ignoredColumns: ['Ignored column'] });
-    expect(all(target)).toEqual([]);
+    expect((await all(target))).toEqual([]);
     await core.importPois(target, from(`\uFEFF${csv}`), 'csv');
-    expect(all(target).map((p) => [p.name, p.latitude, p.longitude])).toEqual([['XY', 41.5, 2.5]]);
+    expect((await all(target)).map((p) => [p.name, p.latitude, p.longitude])).toEqual([['XY', 41.5, 2.5]]);
   });
 
   it('survives a hostile CSV: 10,000 columns, a 100 MB line, unbalanced quotes; rows before the damage go in', async () => {
@@ -132,7 +132,7 @@ describe('importing POIs', () => {
     const broken = await core.importPois(target, from('name,lat,lng,categories\nFine,40,-3,7\n"Unclosed,40,-3,7\n'), 'csv');
     expect(broken.added).toBe(1);
     expect(broken.refused[0]!.reason).toMatch(/cannot be read past this point/);
-    expect(all(target).map((p) => p.name).sort()).toEqual(['Before', 'Fine', 'Wide']);
+    expect((await all(target)).map((p) => p.name).sort()).toEqual(['Before', 'Fine', 'Wide']);
   }, 60_000);
 
   it('refuses a file that is not GeoJSON, saying so', async () => {

@@ -12,7 +12,7 @@ describe('a search list in pages', () => {
     const seen: number[] = [];
     let after: number | undefined;
     for (const expected of [50, 50, 20, 0]) {
-      const page = core.console['pois.searchPage']({ clientId, q: 'paged', limit: 50, ...(after ? { after } : {}) }) as { total: number; pois: Array<{ id: number }> };
+      const page = (await core.console['pois.searchPage']({ clientId, q: 'paged', limit: 50, ...(after ? { after } : {}) })) as { total: number; pois: Array<{ id: number }> };
       expect(page.total).toBe(120);
       expect(page.pois).toHaveLength(expected);
       seen.push(...page.pois.map((p) => p.id));
@@ -20,7 +20,7 @@ describe('a search list in pages', () => {
     }
     expect(new Set(seen).size).toBe(120);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
-    const filtered = core.console['pois.searchPage']({ clientId, q: 'paged', categories: [7], limit: 100 }) as { total: number; pois: unknown[] };
+    const filtered = (await core.console['pois.searchPage']({ clientId, q: 'paged', categories: [7], limit: 100 })) as { total: number; pois: unknown[] };
     expect(filtered.total).toBe(60);
     expect(filtered.pois).toHaveLength(60);
   });

@@ -57,7 +57,7 @@ describe('undo', () => {
     expect(reversal).toMatchObject({ op: 'update', undoes: update!.seq, actor: { kind: 'console', id: null } });
     expect(reversal!.fields.name).toEqual(['Café Plaza Mayor', 'Cafe Plaza']);
     // A map filtered by the category it lost finds it again: the links follow.
-    expect((core.console['pois.search']({ clientId, filter: { total: 10, categories: [2] } }) as PoiReply[]).map((p) => p.id)).toContain(poi.id);
+    expect(((await core.console['pois.search']({ clientId, filter: { total: 10, categories: [2] } })) as PoiReply[]).map((p) => p.id)).toContain(poi.id);
 
     // The same change again: what it wrote is no longer there.
     await expect(undoing(update!.seq)).rejects.toMatchObject({ code: 'CONFLICT', parameter: 'change' });
@@ -120,7 +120,7 @@ describe('undo', () => {
     const afterImport = state(core);
 
     // Edited since: the whole undo is refused, nothing changes.
-    const newTwo = (core.console['pois.search']({ clientId, filter: { total: 10, q: 'New two' } }) as PoiReply[])[0]!;
+    const newTwo = ((await core.console['pois.search']({ clientId, filter: { total: 10, q: 'New two' } })) as PoiReply[])[0]!;
     await core.console['pois.update']({ clientId, fields: { poi: newTwo.id, phone: '+34 7' } });
     const edited = state(core);
     await expect(Promise.resolve().then(() => core.console['imports.undo']({ clientId, importId: imported.importId }))).rejects.toMatchObject({

@@ -70,7 +70,7 @@ describe('browser mode: imports as uploads', () => {
     const bad = await upload(`clientId=${target}&format=xlsx`, csv);
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ ok: false, error: { parameter: 'format' } });
-    expect(core.console['pois.search']({ clientId: target, filter: {} })).toEqual([]);
+    expect(await core.console['pois.search']({ clientId: target, filter: {} })).toEqual([]);
     const r = await upload(`clientId=${target}&format=csv&dryRun=false`, csv);
     expect(r.status).toBe(200);
     expect(await r.json()).toMatchObject({ ok: true, value: { rows: 2, added: 1, refused: [{ where: 'line 3' }] } });

@@ -16,7 +16,7 @@ export function poisConsole(core: Services): Handlers<Extract<CoreOp, `pois.${st
     },
     'pois.duplicates': (i) => core.queries.duplicates(core.clients.requireId(i.clientId), i, i.except),
     'pois.search': (i) => core.queries.where(core.clients.requireId(i.clientId), i.filter),
-    'pois.searchPage': (i) => core.read(() => core.queries.page(core.clients.requireId(i.clientId), i)),
+    'pois.searchPage': (i) => core.queries.page(core.clients.requireId(i.clientId), i),
     'pois.history': (i) => core.changes.poiHistory(core.clients.requireId(i.clientId), i.poi),
     'pois.duplicatePairs': (i) => core.read(() => core.merges.pairs(core.clients.requireId(i.clientId), i.after)),
     'pois.merge': (i) => core.merges.merge(core.clients.requireId(i.clientId), i.keep, i.other),

@@ -15,6 +15,14 @@ export interface WhereFilter {
   limit: number;
   /** Only POIs with a higher id (a page after the one that ended with this id). */
   after?: number | undefined;
+  /** Only POIs with this id or a lower one (one slice of a long scan). */
+  through?: number | undefined;
+}
+
+/** A range of ids: those above `after`, up to `through` included. */
+export interface IdSlice {
+  after: number;
+  through: number;
 }
 
 export interface Position {
@@ -83,6 +91,7 @@ export class PoiStore {
   /** Positions in a box: [all, first by id] x [any category, some categories]. */
   private readonly inBox: Record<'all' | 'firstById', Record<'any' | 'some', Statement<unknown[], Position>>>;
   private readonly entries: Statement<unknown[], number>;
+  private readonly span: Statement<[{ client: string }], { first: number | null; last: number }>;
   private readonly linksTo: Statement<[string, number], number>;
   private readonly withCategories: Statement<[string, string], Position>;
   private readonly byIds: Statement<[string, string], PoiRow>;
@@ -112,6 +121,8 @@ export class PoiStore {
         'SELECT count(*) FROM (SELECT 1 FROM pois_rtree r WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ? AND r.max_client >= ? LIMIT ?)',
       )
       .pluck();
+    // Two subqueries: each of min() and max() alone is one seek in pois_by_client; together, a scan.
+    this.span = db.prepare('SELECT (SELECT min(id) FROM pois WHERE client_id = @client) AS first, (SELECT max(id) FROM pois WHERE client_id = @client) AS last');
     this.clientKeyStmt = db.prepare<[string], number>('SELECT rowid FROM clients WHERE id = ?').pluck();
     this.linksTo = db
       .prepare<[string, number], number>(
@@ -243,16 +254,30 @@ export class PoiStore {
   }
 
   /** How many POIs pass the filter (its limit and page aside): a list says "50 of 401". */
-  countWhere(clientId: string, filter: Omit<WhereFilter, 'limit' | 'after'>): number {
+  countWhere(clientId: string, filter: Omit<WhereFilter, 'limit' | 'after' | 'through'>, slice?: IdSlice): number {
     const { where, args } = this.clauses(clientId, filter);
-    return this.statement(`SELECT count(*) AS n FROM pois WHERE ${where}`).pluck().get(...args) as number;
+    const range = slice ? ' AND id > ? AND id <= ?' : '';
+    return this.statement(`SELECT count(*) AS n FROM pois WHERE ${where}${range}`).pluck().get(...args, ...(slice ? [slice.after, slice.through] : [])) as number;
+  }
+
+  /** The client's lowest and highest POI id (through < after when it has none): what a sliced scan walks. */
+  idSpan(clientId: string): IdSlice {
+    const span = this.span.get({ client: clientId });
+    return span?.first == null ? { after: 0, through: -1 } : { after: span.first - 1, through: span.last };
   }
 
   private filtered<T>(columns: string, clientId: string, filter: WhereFilter): T[] {
     const { where, args } = this.clauses(clientId, filter);
-    const page = filter.after !== undefined ? ' AND id > ?' : '';
-    if (filter.after !== undefined) args.push(filter.after);
-    return this.statement(`SELECT ${columns} FROM pois WHERE ${where}${page} ORDER BY id LIMIT ?`).all(...args, filter.limit) as T[];
+    let range = '';
+    if (filter.after !== undefined) {
+      range += ' AND id > ?';
+      args.push(filter.after);
+    }
+    if (filter.through !== undefined) {
+      range += ' AND id <= ?';
+      args.push(filter.through);
+    }
+    return this.statement(`SELECT ${columns} FROM pois WHERE ${where}${range} ORDER BY id LIMIT ?`).all(...args, filter.limit) as T[];
   }
 
   private statement(sql: string): Statement {

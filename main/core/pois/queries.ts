@@ -4,8 +4,10 @@ import { validate } from '../errors.js';
 import { possibleDuplicates, type DuplicateProbe } from './duplicates.js';
 import { splitViewport } from './geo.js';
 import { nearest } from './nearest.js';
-import type { Marker, PoiStore } from './poi-store.js';
+import type { PoiRow } from './poi-row.js';
+import type { Marker, PoiStore, WhereFilter } from './poi-store.js';
 import type { Pois } from './pois.js';
+import { scanInSlices, SCAN_SLICE } from './sliced-scan.js';
 
 const MARKER_LIMIT = 200_000;
 
@@ -14,6 +16,7 @@ export class PoiQueries {
   constructor(
     private readonly store: PoiStore,
     private readonly pois: Pois,
+    private readonly scanSlice = SCAN_SLICE,
   ) {}
 
   /** The POIs within `radius` metres (great-circle), nearest first, at most `total`: see nearest.ts. */
@@ -22,13 +25,26 @@ export class PoiQueries {
     return this.pois.replies(this.store.rows(clientId, found.map((f) => f.id)));
   }
 
-  /** One page of a search and the number of matches, read together (one read transaction). */
-  page(clientId: string, input: { q?: string | undefined; categories?: number[] | undefined; after?: number | undefined; limit: number }): { total: number; pois: PoiReply[] } {
+  /**
+   * One page of a search and the number of matches. Without text, one read transaction; a text
+   * search counts and pages in slices (sliced-scan.ts), so the count may include a write made
+   * between the two.
+   */
+  async page(
+    clientId: string,
+    input: { q?: string | undefined; categories?: number[] | undefined; after?: number | undefined; limit: number },
+  ): Promise<{ total: number; pois: PoiReply[] }> {
     const filter = { q: input.q || undefined, categories: input.categories?.length ? input.categories : undefined };
-    return {
-      total: this.store.countWhere(clientId, filter),
-      pois: this.pois.replies(this.store.where(clientId, { ...filter, after: input.after, limit: input.limit })),
-    };
+    let total = 0;
+    if (filter.q === undefined) total = this.store.countWhere(clientId, filter);
+    else {
+      await scanInSlices(this.store.idSpan(clientId), this.scanSlice, (slice) => {
+        total += this.store.countWhere(clientId, filter, slice);
+        return false;
+      });
+    }
+    const rows = await this.scan(clientId, { ...filter, after: input.after, limit: input.limit });
+    return { total, pois: this.pois.replies(rows) };
   }
 
   /**
@@ -39,8 +55,24 @@ export class PoiQueries {
     return possibleDuplicates(this.store, clientId, probe, exceptId);
   }
 
-  where(clientId: string, input: ValidWhere): PoiReply[] {
-    return this.pois.replies(this.store.where(clientId, { ...input, limit: input.total ?? MAX_TOTAL }));
+  async where(clientId: string, input: ValidWhere): Promise<PoiReply[]> {
+    return this.pois.replies(await this.scan(clientId, { ...input, limit: input.total ?? MAX_TOTAL }));
+  }
+
+  /**
+   * The rows that pass a filter, by id. Every filter but `q` is narrowed by an index; a text
+   * search reads every POI of the client, so it walks them in slices and gives the event loop
+   * back between two (sliced-scan.ts).
+   */
+  private async scan(clientId: string, filter: WhereFilter): Promise<PoiRow[]> {
+    if (filter.q === undefined) return this.store.where(clientId, filter);
+    const span = this.store.idSpan(clientId);
+    const rows: PoiRow[] = [];
+    await scanInSlices({ after: Math.max(span.after, filter.after ?? span.after), through: span.through }, this.scanSlice, (slice) => {
+      rows.push(...this.store.where(clientId, { ...filter, ...slice, limit: filter.limit - rows.length }));
+      return rows.length >= filter.limit;
+    });
+    return rows;
   }
 
   /** Compact markers inside a map viewport, for drawing many POIs at once. */
