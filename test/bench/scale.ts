@@ -38,6 +38,8 @@ export interface ScaleBenchResult {
   viewAfterWrite: Sequential;
   nearDense: Sequential;
   nearSparse: Sequential;
+  /** get_where with a text that no POI holds: the whole client read, in slices (sliced-scan.ts). */
+  search: Sequential;
   /** The serving child after every view and query above. */
   afterViews: Memory;
   /** get.json alone, and while other connections send dense near queries and map views (wrk). */
@@ -45,6 +47,7 @@ export interface ScaleBenchResult {
   getUnderHeavy: LoadResult | null;
   heavyNear: LoadResult | null;
   heavyViews: LoadResult | null;
+  heavySearch: LoadResult | null;
 }
 
 export interface ScaleBenchOptions {
@@ -156,9 +159,10 @@ export async function benchScale(count: number, o: ScaleBenchOptions): Promise<S
     // A write in the view, then the view: whatever a write invalidates is paid here.
     const afterWrite: number[] = [];
     for (let i = 0; i < 50; i++) {
-      const [lat, lng] = dense[i]!;
+      const spot = dense[i % dense.length]!;
+      const [lat, lng] = spot;
       await timed(service.port, { method: 'GET', path: `/1/pois/add.json?oauth_token=${token}&lat=${lat}&lng=${lng}&name=Write+${i}&categories=1` }, agent);
-      afterWrite.push((await timed(service.port, viewRequest(consoleToken, dense[i]!, 13), agent)).ms);
+      afterWrite.push((await timed(service.port, viewRequest(consoleToken, spot, 13), agent)).ms);
     }
     const viewAfterWrite = sequential(afterWrite);
     o.log(`scale: view after a write p50 ${viewAfterWrite.p50.toFixed(1)} ms, p99 ${viewAfterWrite.p99.toFixed(1)} ms`);
@@ -173,21 +177,28 @@ export async function benchScale(count: number, o: ScaleBenchOptions): Promise<S
     const nearDense = await near(dense);
     const nearSparse = await near(sparse);
     o.log(`scale: get_near r=1 km total<=100 dense p50 ${nearDense.p50.toFixed(2)} ms, sparse p50 ${nearSparse.p50.toFixed(2)} ms`);
+    const searchPath = `/1/pois/get_where.json?oauth_token=${token}&q=in+no+poi&total=10`;
+    const searches: number[] = [];
+    for (let i = 0; i < 10; i++) searches.push((await timed(service.port, { method: 'GET', path: searchPath }, agent)).ms);
+    const search = sequential(searches);
+    o.log(`scale: get_where q (no match, every POI read) p50 ${search.p50.toFixed(0)} ms`);
     const afterViews = memoryOf(service.pid);
 
     let getAlone: LoadResult | null = null;
     let getUnderHeavy: LoadResult | null = null;
     let heavyNear: LoadResult | null = null;
     let heavyViews: LoadResult | null = null;
+    let heavySearch: LoadResult | null = null;
     if (findWrk()) {
       const get = luaFixed(`/1/pois/get.json?oauth_token=${token}&poi=${poi}`);
       getAlone = await runWrk({ port: service.port, script: get, connections: 4, seconds: o.seconds, dir: o.dir });
-      [getUnderHeavy, heavyNear, heavyViews] = await Promise.all([
+      [getUnderHeavy, heavyNear, heavyViews, heavySearch] = await Promise.all([
         runWrk({ port: service.port, script: get, connections: 4, seconds: o.seconds, dir: o.dir }),
         runWrk({ port: service.port, script: luaNear(token, dense, 5000, 1000, 3), connections: 8, seconds: o.seconds, dir: o.dir }),
         runWrk({ port: service.port, script: luaViewport(consoleToken, clientId, [...dense, ...sparse], 4, [3, 8, 13, 17]), connections: 8, seconds: o.seconds, dir: o.dir }),
+        runWrk({ port: service.port, script: luaFixed(searchPath), connections: 2, seconds: o.seconds, dir: o.dir }),
       ]);
-      o.log(`scale: get.json p99 alone ${getAlone.p99.toFixed(1)} ms, beside heavy near and map views ${getUnderHeavy.p99.toFixed(1)} ms`);
+      o.log(`scale: get.json p99 alone ${getAlone.p99.toFixed(1)} ms, beside heavy near, map views and text searches ${getUnderHeavy.p99.toFixed(1)} ms`);
     } else o.log('scale: get.json under heavy requests skipped, it needs wrk (apt-get install wrk)');
     return {
       pois: count,
@@ -199,11 +210,13 @@ export async function benchScale(count: number, o: ScaleBenchOptions): Promise<S
       viewAfterWrite,
       nearDense,
       nearSparse,
+      search,
       afterViews,
       getAlone,
       getUnderHeavy,
       heavyNear,
       heavyViews,
+      heavySearch,
     };
   } finally {
     agent.destroy();

@@ -91,16 +91,18 @@ export function scaleRows(s: ScaleBenchResult | undefined, huge: boolean): Row[]
   const nearGoal = (v: Sequential): string => (huge ? verdict(v.p50 < SCALE_GOALS.hugeNearMedianMs, `median<${SCALE_GOALS.hugeNearMedianMs}ms`) : '');
   rows.push(seq(`get_near r=1 km total<=100, dense`, tool, s.nearDense, '', nearGoal(s.nearDense)));
   rows.push(seq(`get_near r=1 km total<=100, sparse`, tool, s.nearSparse, '', nearGoal(s.nearSparse)));
+  rows.push(seq(`get_where q matching nothing (every POI read, in slices)`, tool, s.search, '', ''));
   const rssMet = (m: number): string => (huge ? '' : verdict(m < SCALE_GOALS.rssMiB, `<${SCALE_GOALS.rssMiB} MiB`));
   rows.push([`RSS of the serving child, ${n} POIs, 1 s after start`, '/proc VmRSS', mib(s.afterFill.rssMiB), '', '', '', '', rssMet(s.afterFill.rssMiB)]);
   rows.push([`RSS of the serving child after the views and queries above`, '/proc VmRSS', mib(s.afterViews.rssMiB), '', `peak ${mib(s.afterViews.peakRssMiB)}`, startRss, '', rssMet(s.afterViews.peakRssMiB)]);
-  if (s.getAlone && s.getUnderHeavy && s.heavyNear && s.heavyViews) {
+  if (s.getAlone && s.getUnderHeavy && s.heavyNear && s.heavyViews && s.heavySearch) {
     const alone = `alone: p50 ${ms(s.getAlone.p50)}, p99 ${ms(s.getAlone.p99)}`;
     rows.push(load(`get.json, ${s.getAlone.connections} conn, alone (${n} POIs)`, s.getAlone));
-    rows.push(load(`get.json, ${s.getUnderHeavy.connections} conn, beside the two heavy loads below`, s.getUnderHeavy, alone, `${(s.getUnderHeavy.p99 / s.getAlone.p99).toFixed(1)}x p99`,
+    rows.push(load(`get.json, ${s.getUnderHeavy.connections} conn, beside the three heavy loads below`, s.getUnderHeavy, alone, `${(s.getUnderHeavy.p99 / s.getAlone.p99).toFixed(1)}x p99`,
       verdict(s.getUnderHeavy.p99 < SCALE_GOALS.getUnderHeavyP99Ms && s.getUnderHeavy.non2xx === 0, `p99<${SCALE_GOALS.getUnderHeavyP99Ms}ms`)));
     rows.push(load(`  get_near r=5 km total=1000, dense`, s.heavyNear));
     rows.push(load(`  map views, zooms 3/8/13/17, dense and sparse`, s.heavyViews));
+    rows.push(load(`  get_where q matching nothing`, s.heavySearch));
   }
   return rows;
 }
