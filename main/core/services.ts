@@ -15,6 +15,7 @@ import { OnlineTiles } from './tiles/online-tiles.js';
 import { Members } from './members/members.js';
 import { argon2Hasher, type PasswordHasher } from './members/passwords.js';
 import { DataWatch } from './pois/data-watch.js';
+import { ReplyCache } from './pois/reply-cache.js';
 import { MapViews } from './pois/map-view.js';
 import { PoiStore } from './pois/poi-store.js';
 import { Pois } from './pois/pois.js';
@@ -60,6 +61,8 @@ export interface Services {
   mapViews: MapViews;
   /** Whether the data may have changed, from this process or another on the same file. */
   watch: DataWatch;
+  /** Whole POI replies for get.json, kept fresh by the change log. */
+  replyCache: ReplyCache;
   warnings: WarningStore;
   settings: SettingsStore;
   geocoder: Geocoder;
@@ -101,7 +104,8 @@ export function openServices(options: CoreOptions): Services {
   const warnings = new WarningStore(db, writes, clock, categories);
   const store = new PoiStore(db);
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
-  const pois = new Pois(writes, clock, store, categories, warnings, geocoder);
+  const replyCache = new ReplyCache(db);
+  const pois = new Pois(writes, clock, store, categories, warnings, geocoder, replyCache);
   const queries = new PoiQueries(store, pois, options.scanSlice);
   const changes = new ChangeLog(db);
   const readTx = db.transaction((work: () => unknown) => work());
@@ -120,6 +124,7 @@ export function openServices(options: CoreOptions): Services {
     forget: () => {
       watch.forget();
       store.forgetClientKeys();
+      replyCache.clear();
     },
   });
   return {
@@ -135,6 +140,7 @@ export function openServices(options: CoreOptions): Services {
     store,
     mapViews: new MapViews(db, store),
     watch,
+    replyCache,
     warnings,
     settings,
     tileCache,

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { Agent } from 'node:http';
 import { median, nodeLoad, send, sendJson, type Req } from './http.js';
 import { benchLogin, type LoginBenchResult } from './login.js';
-import { addClient, memoryOf, startBare, startService, type Child, type Memory, type NewClient } from './server-child.js';
+import { addClient, memoryOf, startBare, startReference, startService, type Child, type Memory, type NewClient } from './server-child.js';
 import { prng } from './stats.js';
 import { findWrk, luaAdd, luaFixed, luaGet, runWrk, type LoadResult } from './wrk.js';
 
-export type Kind = 'bare' | 'get' | 'add';
+/** What one load asks: the bare server, the service's get/add, or the same two of the minimal reference. */
+export type Kind = 'bare' | 'get' | 'add' | 'refGet' | 'refAdd';
 
 /** The median of several runs of one kind of request. */
 export interface Measured {
@@ -28,7 +29,10 @@ export interface HttpBenchResult {
   bare: Measured;
   get: Measured;
   add: Measured;
-  ratio: { add: number; get: number };
+  /** The minimal reference (reference-server.ts) doing the same get and add over the same file. */
+  reference: { get: Measured; add: Measured };
+  /** Of the service's throughput: against bare, and against the reference on the same work. */
+  ratio: { add: number; get: number; addToReference: number; getToReference: number };
   /** Of the serving child after the get/add load, on its small database, and of the bare child. */
   serviceMemory: Memory;
   bareMemory: Memory;
@@ -72,7 +76,7 @@ export async function seedPois(port: number, token: string, count: number): Prom
 
 function nodeRequest(kind: Kind, token: string, ids: readonly number[], rnd: () => number): (i: number) => Req {
   if (kind === 'bare') return () => ({ method: 'GET', path: '/' });
-  if (kind === 'get') return () => ({ method: 'GET', path: `/1/pois/get.json?oauth_token=${token}&poi=${ids[Math.floor(rnd() * ids.length)]}` });
+  if (kind === 'get' || kind === 'refGet') return () => ({ method: 'GET', path: `/1/pois/get.json?oauth_token=${token}&poi=${ids[Math.floor(rnd() * ids.length)]}` });
   return (i) => ({
     method: 'GET',
     path: `/1/pois/add.json?oauth_token=${token}&lat=${(36 + rnd() * 24).toFixed(6)}&lng=${(-10 + rnd() * 40).toFixed(6)}&categories=${1 + (i % 30)}&name=Bench+${i}`,
@@ -95,13 +99,14 @@ function summarize(runs: LoadResult[]): Measured {
 }
 
 const line = (kind: string, r: LoadResult): string =>
-  `  ${kind.padEnd(5)} ${r.tool} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
+  `  ${kind.padEnd(6)} ${r.tool} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
   (r.non2xx || r.socketErrors ? `  non-2xx ${r.non2xx} socket errors ${r.socketErrors}` : '');
 
 /**
  * add.json and get.json against the real CLI server (one child process), beside a bare node:http
- * server (another child) answering a body of the same size, with the same generator, the same
- * connections and durations, interleaved run by run so that both see the same machine noise.
+ * server (another child) answering a body of the same size and the minimal reference (a third)
+ * doing the same work over the same database file, with the same generator, the same
+ * connections and durations, interleaved run by run so that all see the same machine noise.
  */
 export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
   const wrk = findWrk();
@@ -119,19 +124,24 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
     const replyBytes = Buffer.byteLength(sample.body);
     const bare = await startBare(join(o.dir, 'bare.log'), replyBytes);
     children.push(bare);
+    const reference = await startReference(join(dataDir, 'poi.sqlite'), join(o.dir, 'reference.log'));
+    children.push(reference);
+    // The same work: the reference must answer the very bytes the service answers.
+    const fromReference = await send(reference.port, { method: 'GET', path: `/1/pois/get.json?oauth_token=${client.admin_token}&poi=${ids[0]}` });
+    if (fromReference.body !== sample.body) throw new Error(`the reference answers get.json otherwise than the service:\n${fromReference.body}\n${sample.body}`);
     const rnd = prng(11);
     let seed = 1;
     const measure = (kind: Kind, seconds: number): Promise<LoadResult> => {
-      const port = kind === 'bare' ? bare.port : service.port;
+      const port = { bare: bare.port, get: service.port, add: service.port, refGet: reference.port, refAdd: reference.port }[kind];
       if (!wrk) return nodeLoad({ port, connections: o.connections, seconds, next: nodeRequest(kind, client.admin_token, ids, rnd) });
       const script =
-        kind === 'bare' ? luaFixed('/') : kind === 'get' ? luaGet(client.admin_token, ids, seed++) : luaAdd(client.admin_token, seed++);
+        kind === 'bare' ? luaFixed('/') : kind === 'get' || kind === 'refGet' ? luaGet(client.admin_token, ids, seed++) : luaAdd(client.admin_token, seed++);
       return runWrk({ port, script, connections: o.connections, seconds, dir: o.dir });
     };
     // get last, so that the memory read after the loop is not a transient peak of the add load.
-    const kinds: Kind[] = ['bare', 'add', 'get'];
+    const kinds: Kind[] = ['bare', 'refAdd', 'add', 'refGet', 'get'];
     for (const kind of kinds) await measure(kind, o.warmup);
-    const runs: Record<Kind, LoadResult[]> = { bare: [], get: [], add: [] };
+    const runs: Record<Kind, LoadResult[]> = { bare: [], get: [], add: [], refGet: [], refAdd: [] };
     for (let r = 0; r < o.repeats; r++) {
       for (const kind of kinds) {
         const result = await measure(kind, o.seconds);
@@ -144,11 +154,18 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
     o.log(`login: ${o.loginSeconds} s at 8 connections...`);
     const login = await benchLogin(service.port, client, { seconds: o.loginSeconds, connections: 8, dir: o.dir });
     const measured = { bare: summarize(runs.bare), get: summarize(runs.get), add: summarize(runs.add) };
+    const ref = { get: summarize(runs.refGet), add: summarize(runs.refAdd) };
     return {
       tool: wrk ?? 'node keep-alive generator',
       replyBytes,
       ...measured,
-      ratio: { add: measured.add.rps / measured.bare.rps, get: measured.get.rps / measured.bare.rps },
+      reference: ref,
+      ratio: {
+        add: measured.add.rps / measured.bare.rps,
+        get: measured.get.rps / measured.bare.rps,
+        addToReference: measured.add.rps / ref.add.rps,
+        getToReference: measured.get.rps / ref.get.rps,
+      },
       serviceMemory,
       bareMemory,
       login,

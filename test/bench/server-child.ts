@@ -160,3 +160,8 @@ export function startService(dataDir: string, logFile: string, nodeArgs?: string
 export function startBare(logFile: string, bytes: number): Promise<Child> {
   return startChild(['test/bench/bare-server.ts', String(bytes)], logFile, /bare listening on (\d+)/);
 }
+
+/** The minimal reference: get.json and add.json done plainly over the service's database file. */
+export function startReference(databaseFile: string, logFile: string): Promise<Child> {
+  return startChild(['test/bench/reference-server.ts', databaseFile], logFile, /reference listening on (\d+)/);
+}

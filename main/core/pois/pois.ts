@@ -11,6 +11,7 @@ import { categoryIds, type PoiRow } from './poi-row.js';
 import type { PoiStore } from './poi-store.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 import { NO_WARNINGS, poiReply } from './reply.js';
+import type { ReplyCache } from './reply-cache.js';
 import type { Author } from '../tokens/tokens.js';
 import type { WarningStore } from '../warnings/warnings.js';
 
@@ -29,6 +30,7 @@ export class Pois {
     private readonly categories: Categories,
     private readonly warnings: WarningStore,
     private readonly geocoder: Geocoder,
+    private readonly cache: ReplyCache,
   ) {}
 
   /** Whether this request geocodes: its own geocode, else the spec's date rule. */
@@ -130,8 +132,9 @@ export class Pois {
     return this.reply(clientId, input.poi);
   }
 
+  /** Through the reply cache (reply-cache.ts): what devices ask most often. */
   get(clientId: string, id: number): PoiReply {
-    return this.reply(clientId, id);
+    return this.cache.reply(clientId, id, () => this.reply(clientId, id));
   }
 
   /** The delete is logged with every old value, its categories included (its tombstone), and so are its reports. */

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { PoiReply } from '../../shared/wire.js';
+import { invokeApi, openCore } from '../support/core.js';
+
+/**
+ * get.json answers from a cache of whole replies (main/core/pois/reply-cache.ts). Every reply it
+ * gives must be the one a process without the cache gives at that moment: `fresh` is another
+ * core on the same file whose own cache is emptied before each read.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'poi-reply-cache-'));
+const file = join(dir, 'poi.sqlite');
+const core = openCore({ file });
+const other = openCore({ file });
+afterAll(() => {
+  core.close();
+  other.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+const { client_id: clientId, admin_token: admin } = core.clients.create({ name: 'Cached' });
+const { admin_token: otherAdmin } = core.clients.create({ name: 'Elsewhere' });
+const category = core.categories.add(clientId, { desc: 'Kiosk' });
+const [a, b] = core.pois.addMany(clientId, [
+  { name: 'Alpha', lat: 40, lng: -3, categories: [category.Id] },
+  { name: 'Beta', lat: 41, lng: -3, categories: [7] },
+]) as [number, number];
+
+const get = (id: number, token = admin) => invokeApi(core, 'pois.get', { accessToken: token }, { poi: id }) as Promise<PoiReply>;
+const fresh = (id: number): Promise<PoiReply> => {
+  other.replyCache.clear();
+  return invokeApi(other, 'pois.get', { accessToken: admin }, { poi: id }) as Promise<PoiReply>;
+};
+const expectFresh = async (id: number, why: string) => expect(await get(id), why).toEqual(await fresh(id));
+
+describe('the reply cache of get.json', () => {
+  it('answers a POI asked again from the cache, with the same reply', async () => {
+    const first = await get(a);
+    const { hits, misses } = core.replyCache;
+    expect(await get(a)).toEqual(first);
+    expect(core.replyCache.hits - hits).toBe(1);
+    expect(core.replyCache.misses - misses).toBe(0);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.categories[0])).toBe(true);
+  });
+
+  it('never answers another client with a cached POI', async () => {
+    await get(a);
+    await expect(get(a, otherAdmin)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('is never stale after writes from this process, another process, or plain SQL', async () => {
+    await get(a);
+    await get(b);
+    await core.console['pois.update']({ clientId, fields: { poi: a, name: 'Alpha (here)' } });
+    await expectFresh(a, 'after an update in this process');
+    expect((await get(a)).name).toBe('Alpha (here)');
+
+    await get(a);
+    await other.console['pois.update']({ clientId, fields: { poi: a, phone: '+34 600' } });
+    await expectFresh(a, 'after an update by another process');
+
+    await get(b);
+    await invokeApi(other, 'warnings.add', { accessToken: admin }, { poi: b, type: 'CLOSED' });
+    await expectFresh(b, 'after a report on it');
+    expect((await get(b)).warnings.closed).toBe(1);
+
+    await get(a);
+    await core.console['categories.update']({ clientId, category: category.Id, desc: 'Newsstand' });
+    await expectFresh(a, 'after a rename of its category');
+    expect((await get(a)).categories.map((c) => c.Description)).toEqual(['Newsstand']);
+
+    await get(a);
+    other.db.prepare('UPDATE pois SET name = ? WHERE id = ?').run('Alpha (SQL)', a);
+    await expectFresh(a, 'after a plain SQL update by another connection');
+
+    await get(b);
+    await other.console['pois.delete']({ clientId, poi: b });
+    await expect(get(b)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('forgets everything when a backup is restored', async () => {
+    await get(a);
+    const backup = await core.backups.create('manual');
+    await core.console['pois.update']({ clientId, fields: { poi: a, name: 'After the backup' } });
+    expect((await get(a)).name).toBe('After the backup');
+    await core.backups.restore(core.backups.pathOf(backup.name));
+    expect((await get(a)).name).not.toBe('After the backup');
+    await expectFresh(a, 'after a restore');
+  });
+});
