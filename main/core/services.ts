@@ -38,7 +38,7 @@ export interface CoreOptions {
   nativeBinding?: string;
   /** Where offline map packages live; by default `maps/` beside the database file (none in memory). */
   mapsDir?: string;
-  /** Ids per slice of a text search (sliced-scan.ts); tests make it small to see slices on a few POIs. */
+  /** Ids per slice of a text search, list or map (sliced-scan.ts); tests make it small to see slices on a few POIs. */
   scanSlice?: number;
 }
 
@@ -138,7 +138,7 @@ export function openServices(options: CoreOptions): Services {
     pois,
     queries,
     store,
-    mapViews: new MapViews(db, store),
+    mapViews: new MapViews(db, store, options.scanSlice),
     watch,
     replyCache,
     warnings,

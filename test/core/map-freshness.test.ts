@@ -29,32 +29,29 @@ afterEach(() => {
 const MADRID = { south: 40, north: 41, west: -4, east: -3, zoom: 17 };
 const add = (core: Core, clientId: string, name: string, lat = 40.4169, lng = -3.7035) =>
   core.pois.add(clientId, null, { lat, lng, name, categories: [7], geocode: false });
-const names = (core: Core, clientId: string, q?: string): string[] =>
-  core.mapViews
-    .view(clientId, { ...MADRID, q })
-    .points.map((p) => p.name ?? `cluster of ${p.count}`)
-    .sort();
+const names = async (core: Core, clientId: string, q?: string): Promise<string[]> =>
+  (await core.mapViews.view(clientId, { ...MADRID, q })).points.map((p) => p.name ?? `cluster of ${p.count}`).sort();
 
 describe("the map and another connection's commits", () => {
   it('shows what another connection added, moved, renamed and deleted', async () => {
     const { app, serve, clientId } = twoCores();
     await add(app, clientId, 'Sol');
-    expect(names(app, clientId)).toEqual(['Sol']);
-    expect(names(app, clientId, 'else')).toEqual([]);
+    expect((await names(app, clientId))).toEqual(['Sol']);
+    expect((await names(app, clientId, 'else'))).toEqual([]);
 
     const other = await add(serve, clientId, 'From elsewhere', 40.42, -3.69);
-    expect(names(app, clientId)).toEqual(['From elsewhere', 'Sol']);
-    expect(names(app, clientId, 'else')).toEqual(['From elsewhere']);
+    expect((await names(app, clientId))).toEqual(['From elsewhere', 'Sol']);
+    expect((await names(app, clientId, 'else'))).toEqual(['From elsewhere']);
 
     await serve.pois.update(clientId, { poi: other.id, name: 'Renamed elsewhere' });
-    expect(names(app, clientId)).toEqual(['Renamed elsewhere', 'Sol']);
+    expect((await names(app, clientId))).toEqual(['Renamed elsewhere', 'Sol']);
 
     await serve.pois.update(clientId, { poi: other.id, lat: 48.85, lng: 2.35 });
-    expect(names(app, clientId)).toEqual(['Sol']);
+    expect((await names(app, clientId))).toEqual(['Sol']);
 
     serve.pois.remove(clientId, other.id);
     await add(serve, clientId, 'Another', 40.43, -3.68);
-    expect(names(app, clientId)).toEqual(['Another', 'Sol']);
+    expect((await names(app, clientId))).toEqual(['Another', 'Sol']);
   });
 
   it('answers pois.version with a value that changes on every change of POIs, categories or warnings, from here or elsewhere, and only then', async () => {
@@ -73,7 +70,7 @@ describe("the map and another connection's commits", () => {
     };
     const seen = [await version()];
     expect(await version()).toEqual(seen[0]);
-    app.mapViews.view(clientId, MADRID);
+    await app.mapViews.view(clientId, MADRID);
     expect(await version(), 'reads change nothing').toEqual(seen[0]);
 
     const poi = await add(serve, clientId, 'From elsewhere');

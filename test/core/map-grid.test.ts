@@ -138,7 +138,7 @@ describe('a map view from the grid', () => {
       return { lat: lat + (rnd() - 0.5) * 0.02, lng: lng + (rnd() - 0.5) * 0.02, name: i % 5 === 0 ? `Farmacia ${i}` : `Bar ${i}`, categories: i % 7 === 0 ? [1, 2] : [1 + (i % 3)] };
     });
     core.pois.addMany(clientId, inputs);
-    const view = (extra: Record<string, unknown>) => core.console['pois.map']({ clientId, ...WORLD, zoom: 2, ...extra }) as MapView;
+    const view = async (extra: Record<string, unknown>) => (await core.console['pois.map']({ clientId, ...WORLD, zoom: 2, ...extra })) as MapView;
     const inCategory = (c: number[]) => inputs.filter((p) => p.categories.some((x) => c.includes(x))).length;
     for (let zoom = 0; zoom <= 6; zoom++) {
       for (const [extra, expected] of [
@@ -148,7 +148,7 @@ describe('a map view from the grid', () => {
         // A POI in both categories counts once.
         [{ categories: [1, 2] }, inCategory([1, 2])],
       ] as const) {
-        const v = view({ zoom, ...extra });
+        const v = (await view({ zoom, ...extra }));
         expect(v.points.length).toBeLessThanOrEqual(MAX_VIEW_POINTS);
         expect(v.total, `zoom ${zoom} ${JSON.stringify(extra)}`).toBe(expected);
         expect(total(v)).toBe(v.total);
@@ -159,7 +159,7 @@ describe('a map view from the grid', () => {
     for (let zoom = 7; zoom <= 19; zoom++) {
       const half = 180 / 2 ** zoom;
       const box = { south: lat - half, north: lat + half, west: lng - 2 * half, east: lng + 2 * half };
-      const v = core.console['pois.map']({ clientId, ...box, zoom }) as MapView;
+      const v = (await core.console['pois.map']({ clientId, ...box, zoom })) as MapView;
       expect(v.points.length).toBeLessThanOrEqual(MAX_VIEW_POINTS);
       expect(total(v)).toBe(v.total);
       for (const p of v.points) {
@@ -185,24 +185,24 @@ describe('a map view from the grid', () => {
     cores.push(app, serve);
     const spain = { south: 36, north: 44, west: -10, east: 4, zoom: 5 };
     const filtered = { ...spain, categories: [4] };
-    const view = (extra = {}) => app.console['pois.map']({ clientId, ...spain, ...extra }) as MapView;
+    const view = async (extra = {}) => (await app.console['pois.map']({ clientId, ...spain, ...extra })) as MapView;
     app.pois.addMany(clientId, Array.from({ length: 50 }, (_, i) => ({ lat: 40.4 + i / 1e4, lng: -3.7, name: `M${i}`, categories: [3 + (i % 2)] })));
-    expect([view().total, view(filtered).total]).toEqual([50, 25]);
+    expect([(await view()).total, (await view(filtered)).total]).toEqual([50, 25]);
 
     const added = await serve.pois.add(clientId, null, { lat: 41.38, lng: 2.17, name: 'Barcelona', categories: [4], geocode: false });
-    expect([view().total, view(filtered).total]).toEqual([51, 26]);
-    expect(view().points.find((p) => p.poi === added.id)?.name).toBe('Barcelona');
+    expect([(await view()).total, (await view(filtered)).total]).toEqual([51, 26]);
+    expect((await view()).points.find((p) => p.poi === added.id)?.name).toBe('Barcelona');
 
     await serve.pois.update(clientId, { poi: added.id, lat: 48.85, lng: 2.35 });
-    expect([view().total, view(filtered).total]).toEqual([50, 25]);
+    expect([(await view()).total, (await view(filtered)).total]).toEqual([50, 25]);
     await serve.pois.update(clientId, { poi: added.id, lat: 41.38, lng: 2.17, categories: [3] });
-    expect([view().total, view(filtered).total]).toEqual([51, 25]);
+    expect([(await view()).total, (await view(filtered)).total]).toEqual([51, 25]);
 
     serve.pois.remove(clientId, added.id);
-    expect([view().total, view(filtered).total]).toEqual([50, 25]);
+    expect([(await view()).total, (await view(filtered)).total]).toEqual([50, 25]);
     // A first view after a restart reads the same cells: nothing to rebuild.
     const fresh = openCore({ file });
     cores.push(fresh);
-    expect(fresh.console['pois.map']({ clientId, ...spain })).toEqual(view());
+    expect(await fresh.console['pois.map']({ clientId, ...spain })).toEqual(await view());
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { MapPoint, MapView } from '../../shared/contract.js';
 import type { PoiReply } from '../../shared/wire.js';
 import { openCore } from '../support/core.js';
 
@@ -12,9 +13,12 @@ const dir = mkdtempSync(join(tmpdir(), 'poi-sliced-'));
 const file = join(dir, 'poi.sqlite');
 const core = openCore({ file, scanSlice: SLICE });
 const other = openCore({ file, scanSlice: SLICE });
+// The default slices: its views of a few hundred POIs are read at once, from the R*Tree.
+const whole = openCore({ file });
 afterAll(() => {
   core.close();
   other.close();
+  whole.close();
   rmSync(dir, { recursive: true, force: true });
 });
 const { client_id: clientId } = core.clients.create({ name: 'Sliced' });
@@ -34,6 +38,21 @@ core.pois.addMany(clientId, POIS.slice(100));
 const ids = core.db.prepare('SELECT id FROM pois WHERE client_id = ? ORDER BY id').pluck().all(clientId) as number[];
 const expected = (pred: (i: number) => boolean): number[] => ids.filter((_, i) => pred(i));
 const matches = (i: number): boolean => i % 7 === 0 || i % 11 === 0;
+
+/** Counts turns of the event loop while `work` runs. */
+async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let running = true;
+  const tick = (): void => {
+    if (!running) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  await work();
+  running = false;
+  return turns;
+}
 
 const search = async (filter: Record<string, unknown>): Promise<number[]> =>
   ((await core.console['pois.search']({ clientId, filter })) as PoiReply[]).map((p) => p.id);
@@ -57,16 +76,7 @@ describe('a text search over many POIs, walked in slices of ids', () => {
   });
 
   it('gives the event loop back between two slices, so a request beside it waits for one slice, not the scan', async () => {
-    let turns = 0;
-    let running = true;
-    const tick = (): void => {
-      if (!running) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    expect(await search({ q: 'in no poi at all', total: 1000 })).toEqual([]);
-    running = false;
+    const turns = await turnsDuring(async () => expect(await search({ q: 'in no poi at all', total: 1000 })).toEqual([]));
     const span = ids.at(-1)! - ids[0]! + 1;
     expect(turns).toBeGreaterThanOrEqual(Math.ceil(span / SLICE) - 1);
   });
@@ -78,5 +88,20 @@ describe('a text search over many POIs, walked in slices of ids', () => {
     // process renames the last POI, which lies in a later slice.
     await other.console['pois.update']({ clientId, fields: { poi: last, name: 'Renamed meanwhile' } });
     expect(await found).toEqual([last]);
+  });
+
+  it('counts a searched map view in slices too, to the very view the R*Tree gives', async () => {
+    const sorted = (v: MapView): MapPoint[] => [...v.points].sort((x, y) => x.lat - y.lat || x.lng - y.lng || x.count - y.count);
+    for (const [zoom, box] of [
+      [2, { south: -80, north: 80, west: -180, east: 180 }],
+      [9, { south: 39.9, north: 40.3, west: -3.5, east: -2.5 }],
+    ] as const) {
+      let sliced: MapView | undefined;
+      const turns = await turnsDuring(async () => (sliced = (await core.console['pois.map']({ clientId, zoom, ...box, q: 'needle' })) as MapView));
+      const once = (await whole.console['pois.map']({ clientId, zoom, ...box, q: 'needle' })) as MapView;
+      expect(sliced!.total, `zoom ${zoom}`).toBe(expected(matches).length);
+      expect(sorted(sliced!)).toEqual(sorted(once));
+      expect(turns, `zoom ${zoom}: turns given back`).toBeGreaterThanOrEqual(Math.ceil((ids.at(-1)! - ids[0]! + 1) / SLICE) - 1);
+    }
   });
 });

@@ -3,6 +3,7 @@ import { MAX_VIEW_POINTS, type MapPoint, type MapView } from '../../../shared/co
 import { splitViewport, type Box } from './geo.js';
 import { cellX, cellY } from './grid.js';
 import type { Cell, MapFilter, PoiStore } from './poi-store.js';
+import { scanInSlices, SCAN_SLICE } from './sliced-scan.js';
 
 /** From this zoom on, a view with few enough POIs shows every one on its own. */
 export const INDIVIDUAL_ZOOM = 17;
@@ -16,8 +17,6 @@ const MAX_EXPAND_ZOOM = 22;
  * spot) the finest stored level answers instead, so a view never walks more than this.
  */
 const WALK_AT_MOST = 100_000;
-/** A filtered view walks the R*Tree's entries in the view below this many, else the filter's matches. */
-const FILTER_VIA_TREE_BELOW = 50_000;
 
 export interface MapQuery extends Box {
   zoom: number;
@@ -39,6 +38,27 @@ function spans(boxes: readonly Box[], level: number): Span[] {
   return boxes.map((box) => ({ box, x0: cellX(box.west, scale), x1: cellX(box.east, scale), y0: cellY(box.north, scale), y1: cellY(box.south, scale) }));
 }
 
+type Found = Array<{ span: Span; cells: Cell[] }>;
+
+/**
+ * What one snapshot of the database answers: the view, or, for a text search over a view of more
+ * POIs than two slices, the cells to count in slices of ids (sliced-scan.ts).
+ */
+type Plan = { view: MapView } | { sliced: { filter: MapFilter; level: number; spans: Span[] } };
+
+/** Adds a slice's count of one cell to what the slices before it counted. */
+function merge(into: Map<string, Cell>, cell: Cell): void {
+  const key = `${cell.cy}/${cell.cx}`;
+  const known = into.get(key);
+  if (!known) into.set(key, { ...cell });
+  else {
+    known.n += cell.n;
+    known.sum_lat += cell.sum_lat;
+    known.sum_lng += cell.sum_lng;
+    known.sum_id += cell.sum_id;
+  }
+}
+
 const cellCount = (s: readonly Span[]): number => s.reduce((n, { x0, x1, y0, y1 }) => n + (x1 - x0 + 1) * (y1 - y0 + 1), 0);
 
 /** The finest of these levels, at most `finest`, whose cells in the view are at most MAX_VIEW_POINTS. */
@@ -52,31 +72,45 @@ function levelFor(levels: readonly number[], finest: number, boxes: readonly Box
  * that follows the viewport, not the client's size. Unfiltered, it reads the grid cells that the
  * database keeps with every write (migration 013): no index to build at start or after a write,
  * and what another process writes is there at once. Filtered (search, categories), it counts the
- * matches per cell of the same grid in one SQL aggregate. Past INDIVIDUAL_ZOOM, each POI is its
- * own point unless the view holds more than a page can draw.
+ * matches per cell of the same grid in one SQL aggregate (a text search over a big view in
+ * slices of ids). Past INDIVIDUAL_ZOOM, each POI is its own point unless the view holds more than
+ * a page can draw.
  */
 export class MapViews {
   private readonly stored: Statement<[number, number, string, number, number], Cell>;
   private readonly levels: number[];
-  private readonly snapshot: (work: () => MapView) => MapView;
+  private readonly snapshot: (work: () => Plan) => Plan;
 
   constructor(
     db: Database,
     private readonly store: PoiStore,
+    private readonly scanSlice = SCAN_SLICE,
   ) {
     this.stored = db.prepare(
       'SELECT cy, cx, n, sum_lat, sum_lng, sum_id FROM map_cells WHERE client = ? AND level = ? AND cy IN (SELECT value FROM json_each(?)) AND cx BETWEEN ? AND ?',
     );
     this.levels = db.prepare<[], number>('SELECT level FROM map_levels ORDER BY level').pluck().all();
     // One read transaction: the cells and the names of single POIs from the same snapshot.
-    this.snapshot = db.transaction((work: () => MapView) => work());
+    this.snapshot = db.transaction((work: () => Plan) => work());
   }
 
-  view(clientId: string, query: MapQuery): MapView {
-    return this.snapshot(() => this.read(clientId, query));
+  async view(clientId: string, query: MapQuery): Promise<MapView> {
+    const plan = this.snapshot(() => this.plan(clientId, query));
+    if ('view' in plan) return plan.view;
+    // A text search no index narrows, over a big view: every POI of the client is read, so in
+    // slices, giving other requests their turn between two (as a text search list does).
+    const { filter, level, spans } = plan.sliced;
+    const merged = spans.map(() => new Map<string, Cell>());
+    await scanInSlices(this.store.idSpan(clientId), this.scanSlice, (slice) => {
+      spans.forEach((span, i) => {
+        for (const cell of this.store.cellsWhere(clientId, filter, 2 ** level, span.box, false, slice)) merge(merged[i]!, cell);
+      });
+      return false;
+    });
+    return this.points(clientId, query, spans.map((span, i) => ({ span, cells: [...merged[i]!.values()] })));
   }
 
-  private read(clientId: string, query: MapQuery): MapView {
+  private plan(clientId: string, query: MapQuery): Plan {
     const filter: MapFilter = { q: query.q?.trim() || undefined, categories: query.categories?.length ? query.categories : undefined };
     const filtered = filter.q !== undefined || filter.categories !== undefined;
     const boxes = splitViewport(query);
@@ -84,17 +118,21 @@ export class MapViews {
 
     if (query.zoom >= INDIVIDUAL_ZOOM && entries(MAX_VIEW_POINTS + 1) <= MAX_VIEW_POINTS) {
       const points = boxes.flatMap((box) => this.store.markersWhere(clientId, filter, box, MAX_VIEW_POINTS));
-      return { points: points.map((m) => ({ lat: m.lat, lng: m.lng, count: 1, poi: m.id, name: m.name })), total: points.length };
+      return { view: { points: points.map((m) => ({ lat: m.lat, lng: m.lng, count: 1, poi: m.id, name: m.name })), total: points.length } };
     }
     const finest = query.zoom + CELL_LEVELS_ABOVE_ZOOM;
-    let cells: Array<{ span: Span; cells: Cell[] }>;
+    let cells: Found;
     if (query.zoom >= INDIVIDUAL_ZOOM && entries(WALK_AT_MOST + 1) <= WALK_AT_MOST) {
       // Finer than any stored level: counted from the R*Tree's entries in the view.
       const level = levelFor(Array.from({ length: finest + 1 }, (_, l) => l), finest, boxes);
       cells = spans(boxes, level).map((span) => ({ span, cells: this.store.cellsWhere(clientId, filter, 2 ** level, span.box, true) }));
     } else if (filtered) {
       const level = levelFor(this.levels, finest, boxes);
-      const viaTree = entries(FILTER_VIA_TREE_BELOW) < FILTER_VIA_TREE_BELOW;
+      // Below two slices' worth of the R*Tree's entries in the view, walking them costs less
+      // than the filter's matches and holds the service for at most that; above, the matches.
+      const viaTreeBelow = 2 * this.scanSlice;
+      const viaTree = entries(viaTreeBelow) < viaTreeBelow;
+      if (!viaTree && filter.q !== undefined) return { sliced: { filter, level, spans: spans(boxes, level) } };
       cells = spans(boxes, level).map((span) => ({ span, cells: this.store.cellsWhere(clientId, filter, 2 ** level, span.box, viaTree) }));
     } else {
       const level = levelFor(this.levels, finest, boxes);
@@ -104,11 +142,11 @@ export class MapViews {
         return { span, cells: this.stored.all(key, level, rows, span.x0, span.x1) };
       });
     }
-    return this.points(clientId, query, cells);
+    return { view: this.points(clientId, query, cells) };
   }
 
   /** Cells as points: a cluster at its POIs' mean position, or the one POI it holds; only those inside the view. */
-  private points(clientId: string, query: MapQuery, found: Array<{ span: Span; cells: Cell[] }>): MapView {
+  private points(clientId: string, query: MapQuery, found: Found): MapView {
     const points: MapPoint[] = [];
     const singles: MapPoint[] = [];
     let total = 0;

@@ -242,11 +242,13 @@ export class PoiStore {
    * this scale (grid.ts): what a filtered map view draws. `viaTree`: walk the R*Tree's entries in
    * the box (a small box) rather than the filter's matches (a big one).
    */
-  cellsWhere(clientId: string, filter: MapFilter, scale: number, box: Box, viaTree: boolean): Cell[] {
+  cellsWhere(clientId: string, filter: MapFilter, scale: number, box: Box, viaTree: boolean, slice?: IdSlice): Cell[] {
     const { where, args } = this.clauses(clientId, filter);
+    const range = slice ? ' AND id > ? AND id <= ?' : '';
     const sql = `SELECT ${sqlCellY('lat', String(scale))} AS cy, ${sqlCellX('lng', String(scale))} AS cx, count(*) AS n, sum(lat) AS sum_lat, sum(lng) AS sum_lng, sum(id) AS sum_id
-      FROM ${viaTree ? TREE_THEN_POIS : 'pois'} WHERE ${where} AND ${IN_BOX} GROUP BY cy, cx`;
-    return this.statement(sql).all(...(viaTree ? this.treeArgs(clientId, box) : []), ...args, ...boxArgs(box)) as Cell[];
+      FROM ${viaTree ? TREE_THEN_POIS : 'pois'} WHERE ${where} AND ${IN_BOX}${range} GROUP BY cy, cx`;
+    const rangeArgs = slice ? [slice.after, slice.through] : [];
+    return this.statement(sql).all(...(viaTree ? this.treeArgs(clientId, box) : []), ...args, ...boxArgs(box), ...rangeArgs) as Cell[];
   }
 
   where(clientId: string, filter: WhereFilter): PoiRow[] {
