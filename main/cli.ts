@@ -11,7 +11,7 @@ import { runServe } from './cli/serve.js';
 
 const USAGE = `Usage:
   npm run cli -- serve [--data DIR] [--port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...]
-                       [--nominatim-url URL] [--geocode-timeout MS]
+                       [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache]
   npm run cli -- client add --name NAME [--implicit-flow] [--data DIR]
   npm run cli -- client list [--data DIR]
   npm run cli -- client rotate-token --client CLIENT_ID [--data DIR]
@@ -55,6 +55,7 @@ export async function main(argv: string[]): Promise<number> {
       'rate-limit': { type: 'string', multiple: true },
       'nominatim-url': { type: 'string' },
       'geocode-timeout': { type: 'string' },
+      'no-reply-cache': { type: 'boolean' },
       format: { type: 'string' },
       geocode: { type: 'boolean' },
       'dry-run': { type: 'boolean' },

@@ -13,6 +13,7 @@ export interface CliOptions {
   'rate-limit'?: string[] | undefined;
   'nominatim-url'?: string | undefined;
   'geocode-timeout'?: string | undefined;
+  'no-reply-cache'?: boolean | undefined;
   format?: string | undefined;
   geocode?: boolean | undefined;
   'dry-run'?: boolean | undefined;

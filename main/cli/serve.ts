@@ -27,6 +27,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   const core = createCore({
     file,
     limits,
+    replyCache: options['no-reply-cache'] !== true,
     geocoding: {
       ...(options['nominatim-url'] ? { nominatimUrl: options['nominatim-url'] } : {}),
       ...(options['geocode-timeout'] ? { timeoutMs: parsePositive(options['geocode-timeout'], '--geocode-timeout') } : {}),

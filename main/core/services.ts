@@ -38,6 +38,8 @@ export interface CoreOptions {
   nativeBinding?: string;
   /** Where offline map packages live; by default `maps/` beside the database file (none in memory). */
   mapsDir?: string;
+  /** Whole POI replies kept for get.json (reply-cache.ts); on unless false (the bench measures both). */
+  replyCache?: boolean;
   /** Ids per slice of a text search, list or map (sliced-scan.ts); tests make it small to see slices on a few POIs. */
   scanSlice?: number;
 }
@@ -104,7 +106,7 @@ export function openServices(options: CoreOptions): Services {
   const warnings = new WarningStore(db, writes, clock, categories);
   const store = new PoiStore(db);
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
-  const replyCache = new ReplyCache(db);
+  const replyCache = new ReplyCache(db, options.replyCache ?? true);
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder, replyCache);
   const queries = new PoiQueries(store, pois, options.scanSlice);
   const changes = new ChangeLog(db);

@@ -7,8 +7,11 @@ import { addClient, memoryOf, startBare, startReference, startService, type Chil
 import { prng } from './stats.js';
 import { findWrk, luaAdd, luaFixed, luaGet, runWrk, type LoadResult } from './wrk.js';
 
-/** What one load asks: the bare server, the service's get/add, or the same two of the minimal reference. */
-export type Kind = 'bare' | 'get' | 'add' | 'refGet' | 'refAdd';
+/**
+ * What one load asks: the bare server, the service's get/add, get of a second service serving
+ * the same file with `--no-reply-cache` (the same work as the reference), or the reference's two.
+ */
+export type Kind = 'bare' | 'get' | 'getUncached' | 'add' | 'refGet' | 'refAdd';
 
 /** The median of several runs of one kind of request. */
 export interface Measured {
@@ -29,9 +32,11 @@ export interface HttpBenchResult {
   bare: Measured;
   get: Measured;
   add: Measured;
+  /** get.json of the service with its reply cache off. */
+  getUncached: Measured;
   /** The minimal reference (reference-server.ts) doing the same get and add over the same file. */
   reference: { get: Measured; add: Measured };
-  /** Of the service's throughput: against bare, and against the reference on the same work. */
+  /** Of the service's throughput: against bare, and against the reference on the same work (get without the cache). */
   ratio: { add: number; get: number; addToReference: number; getToReference: number };
   /** Of the serving child after the get/add load, on its small database, and of the bare child. */
   serviceMemory: Memory;
@@ -76,7 +81,7 @@ export async function seedPois(port: number, token: string, count: number): Prom
 
 function nodeRequest(kind: Kind, token: string, ids: readonly number[], rnd: () => number): (i: number) => Req {
   if (kind === 'bare') return () => ({ method: 'GET', path: '/' });
-  if (kind === 'get' || kind === 'refGet') return () => ({ method: 'GET', path: `/1/pois/get.json?oauth_token=${token}&poi=${ids[Math.floor(rnd() * ids.length)]}` });
+  if (kind === 'get' || kind === 'getUncached' || kind === 'refGet') return () => ({ method: 'GET', path: `/1/pois/get.json?oauth_token=${token}&poi=${ids[Math.floor(rnd() * ids.length)]}` });
   return (i) => ({
     method: 'GET',
     path: `/1/pois/add.json?oauth_token=${token}&lat=${(36 + rnd() * 24).toFixed(6)}&lng=${(-10 + rnd() * 40).toFixed(6)}&categories=${1 + (i % 30)}&name=Bench+${i}`,
@@ -99,7 +104,7 @@ function summarize(runs: LoadResult[]): Measured {
 }
 
 const line = (kind: string, r: LoadResult): string =>
-  `  ${kind.padEnd(6)} ${r.tool} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
+  `  ${kind.padEnd(11)} ${r.tool} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
   (r.non2xx || r.socketErrors ? `  non-2xx ${r.non2xx} socket errors ${r.socketErrors}` : '');
 
 /**
@@ -124,6 +129,8 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
     const replyBytes = Buffer.byteLength(sample.body);
     const bare = await startBare(join(o.dir, 'bare.log'), replyBytes);
     children.push(bare);
+    const uncached = await startService(dataDir, join(o.dir, 'service-uncached.log'), undefined, ['--no-reply-cache']);
+    children.push(uncached);
     const reference = await startReference(join(dataDir, 'poi.sqlite'), join(o.dir, 'reference.log'));
     children.push(reference);
     // The same work: the reference must answer the very bytes the service answers.
@@ -132,16 +139,16 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
     const rnd = prng(11);
     let seed = 1;
     const measure = (kind: Kind, seconds: number): Promise<LoadResult> => {
-      const port = { bare: bare.port, get: service.port, add: service.port, refGet: reference.port, refAdd: reference.port }[kind];
+      const port = { bare: bare.port, get: service.port, getUncached: uncached.port, add: service.port, refGet: reference.port, refAdd: reference.port }[kind];
       if (!wrk) return nodeLoad({ port, connections: o.connections, seconds, next: nodeRequest(kind, client.admin_token, ids, rnd) });
       const script =
-        kind === 'bare' ? luaFixed('/') : kind === 'get' || kind === 'refGet' ? luaGet(client.admin_token, ids, seed++) : luaAdd(client.admin_token, seed++);
+        kind === 'bare' ? luaFixed('/') : kind === 'get' || kind === 'getUncached' || kind === 'refGet' ? luaGet(client.admin_token, ids, seed++) : luaAdd(client.admin_token, seed++);
       return runWrk({ port, script, connections: o.connections, seconds, dir: o.dir });
     };
     // get last, so that the memory read after the loop is not a transient peak of the add load.
-    const kinds: Kind[] = ['bare', 'refAdd', 'add', 'refGet', 'get'];
+    const kinds: Kind[] = ['bare', 'refAdd', 'add', 'refGet', 'getUncached', 'get'];
     for (const kind of kinds) await measure(kind, o.warmup);
-    const runs: Record<Kind, LoadResult[]> = { bare: [], get: [], add: [], refGet: [], refAdd: [] };
+    const runs: Record<Kind, LoadResult[]> = { bare: [], get: [], getUncached: [], add: [], refGet: [], refAdd: [] };
     for (let r = 0; r < o.repeats; r++) {
       for (const kind of kinds) {
         const result = await measure(kind, o.seconds);
@@ -153,7 +160,7 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
     const bareMemory = memoryOf(bare.pid);
     o.log(`login: ${o.loginSeconds} s at 8 connections...`);
     const login = await benchLogin(service.port, client, { seconds: o.loginSeconds, connections: 8, dir: o.dir });
-    const measured = { bare: summarize(runs.bare), get: summarize(runs.get), add: summarize(runs.add) };
+    const measured = { bare: summarize(runs.bare), get: summarize(runs.get), getUncached: summarize(runs.getUncached), add: summarize(runs.add) };
     const ref = { get: summarize(runs.refGet), add: summarize(runs.refAdd) };
     return {
       tool: wrk ?? 'node keep-alive generator',
@@ -164,7 +171,7 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
         add: measured.add.rps / measured.bare.rps,
         get: measured.get.rps / measured.bare.rps,
         addToReference: measured.add.rps / ref.add.rps,
-        getToReference: measured.get.rps / ref.get.rps,
+        getToReference: measured.getUncached.rps / ref.get.rps,
       },
       serviceMemory,
       bareMemory,

@@ -123,10 +123,11 @@ function caller(params: URLSearchParams): TokenRow & { hash: Buffer } {
 const readTx = db.transaction(<T>(work: () => T): T => work());
 
 function get(params: URLSearchParams): unknown {
-  const who = caller(params);
   const id = Number(params.get('poi'));
   if (!Number.isSafeInteger(id) || id <= 0) throw new Refusal(400, 'EXCEPTION_INVALID_PARAMETER');
+  // The token's row too, as the service reads it: in the request's read transaction.
   return readTx(() => {
+    const who = caller(params);
     const poi = poiById.get(who.client_id, id);
     if (!poi) throw new Refusal(404, 'EXCEPTION_NOT_FOUND');
     const warnings: Record<string, number> = {};
@@ -167,10 +168,11 @@ function write(work: () => unknown): Promise<unknown> {
 
 async function add(params: URLSearchParams): Promise<unknown> {
   const who = caller(params);
-  const lat = Number(params.get('lat'));
-  const lng = Number(params.get('lng'));
+  const lat = Number(params.get('lat') || NaN);
+  const lng = Number(params.get('lng') || NaN);
   const name = params.get('name') ?? '';
-  const ids = [...new Set((params.get('categories') ?? '').split(',').map(Number))].sort((a, b) => a - b);
+  const listed = params.get('categories') ?? '';
+  const ids = [...new Set(listed === '' ? [] : listed.split(',').map(Number))].sort((a, b) => a - b);
   if (!(Math.abs(lat) <= 90) || !(Math.abs(lng) <= 180) || name === '' || ids.some((n) => !Number.isSafeInteger(n) || n <= 0)) {
     throw new Refusal(400, 'EXCEPTION_INVALID_PARAMETER');
   }

@@ -144,12 +144,12 @@ async function startChild(args: string[], logFile: string, ready: RegExp, nodeAr
 }
 
 /**
- * The real CLI: `tsx main/cli.ts serve --data DIR --port 0`, logging one line per request. With
+ * The real CLI: `tsx main/cli.ts serve --data DIR --port 0 [serveArgs]`, logging one line per request. With
  * `nodeArgs` (e.g. --cpu-prof, which NODE_OPTIONS refuses) it runs `node ARGS --import tsx ...`.
  */
-export function startService(dataDir: string, logFile: string, nodeArgs?: string[]): Promise<Child> {
+export function startService(dataDir: string, logFile: string, nodeArgs?: string[], serveArgs: string[] = []): Promise<Child> {
   return startChild(
-    ['main/cli.ts', 'serve', '--data', dataDir, '--port', '0'],
+    ['main/cli.ts', 'serve', '--data', dataDir, '--port', '0', ...serveArgs],
     logFile,
     /API listening on http:\/\/[^\s]+:(\d+)\/1\//,
     nodeArgs,

@@ -74,6 +74,11 @@ describe('the reply cache of get.json', () => {
     other.db.prepare('UPDATE pois SET name = ? WHERE id = ?').run('Alpha (SQL)', a);
     await expectFresh(a, 'after a plain SQL update by another connection');
 
+    // A sync that only moves updated_at writes no row of the log: the POI's own clock tells.
+    await get(a);
+    other.db.prepare('UPDATE pois SET updated_at = updated_at + 5 WHERE id = ?').run(a);
+    await expectFresh(a, 'after a change of updated_at alone');
+
     await get(b);
     await other.console['pois.delete']({ clientId, poi: b });
     await expect(get(b)).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -87,5 +92,16 @@ describe('the reply cache of get.json', () => {
     await core.backups.restore(core.backups.pathOf(backup.name));
     expect((await get(a)).name).not.toBe('After the backup');
     await expectFresh(a, 'after a restore');
+  });
+
+  it('forgets everything when another process restores a backup, even once the log has grown back to where it was', async () => {
+    const backup = await other.backups.create('manual');
+    await core.console['pois.update']({ clientId, fields: { poi: a, name: 'Before the restore elsewhere' } });
+    expect((await get(a)).name).toBe('Before the restore elsewhere');
+    await other.backups.restore(other.backups.pathOf(backup.name));
+    // One write after the restore: the log's last number is again the one the cache last saw.
+    await other.console['pois.update']({ clientId, fields: { poi: a, phone: '+34 700' } });
+    await expectFresh(a, 'after a restore by another process and one write');
+    expect((await get(a)).name).not.toBe('Before the restore elsewhere');
   });
 });

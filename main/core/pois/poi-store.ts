@@ -91,7 +91,7 @@ export class PoiStore {
   /** Positions in a box: [all, first by id] x [any category, some categories]. */
   private readonly inBox: Record<'all' | 'firstById', Record<'any' | 'some', Statement<unknown[], Position>>>;
   private readonly entries: Statement<unknown[], number>;
-  private readonly span: Statement<[{ client: string }], { first: number | null; last: number }>;
+  private readonly span: Statement<[{ client: string }], { first: number | null; last: number | null }>;
   private readonly linksTo: Statement<[string, number], number>;
   private readonly withCategories: Statement<[string, string], Position>;
   private readonly byIds: Statement<[string, string], PoiRow>;
@@ -265,7 +265,7 @@ export class PoiStore {
   /** The client's lowest and highest POI id (through < after when it has none): what a sliced scan walks. */
   idSpan(clientId: string): IdSlice {
     const span = this.span.get({ client: clientId });
-    return span?.first == null ? { after: 0, through: -1 } : { after: span.first - 1, through: span.last };
+    return span?.first == null || span.last == null ? { after: 0, through: -1 } : { after: span.first - 1, through: span.last };
   }
 
   private filtered<T>(columns: string, clientId: string, filter: WhereFilter): T[] {

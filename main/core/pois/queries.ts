@@ -26,9 +26,8 @@ export class PoiQueries {
   }
 
   /**
-   * One page of a search and the number of matches. Without text, one read transaction; a text
-   * search counts and pages in slices (sliced-scan.ts), so the count may include a write made
-   * between the two.
+   * One page of a search and the number of matches: two reads (a text search, each in slices:
+   * sliced-scan.ts), so a write committed between them may be in one and not the other.
    */
   async page(
     clientId: string,

@@ -4,53 +4,74 @@ import type { PoiReply } from '../../../shared/wire.js';
 /** Replies kept at most: about 1.5 KiB each, so a few MiB; when full, the cache starts over. */
 const CAPACITY = 10_000;
 
+interface Look {
+  /** The change log's last row: its sequence number, and what tells it from another row of that number. */
+  top: number | null;
+  mark: string | null;
+  /** The asked POI's last update, null when it is not this client's (or not there). */
+  updated: number | null;
+}
+
 interface Logged {
-  seq: number;
   poi_id: number | null;
-  entity: string;
 }
 
 /**
  * Whole POI replies by id, for get.json: a device that shows a POI asks for it again and again,
- * and a reply costs a read transaction, three statements and an object per field to build.
+ * and a reply costs three statements and an object per field to build.
  *
  * Freshness comes from the change log (migration 007), which every write to a POI, its category
  * links and its reports appends to, in this process or in another on the same file, and every
- * category rename too. Each lookup reads the log's last sequence number (one step down the
- * rowid's B-tree, inside the caller's read transaction); when it has moved, the rows appended
- * since are read once and the POIs they name dropped, or everything when a category changed
- * (its name is in every reply that lists it). A log that went back (a restored backup), or a
- * restore in this process, empties the cache.
+ * category rename too. Each lookup is one statement (inside the caller's read transaction): the
+ * log's last row, and the POI's `updated_at`, which also catches the writes the log leaves out
+ * (a sync that only moves `updated_at`) and a POI of another client. When the log has moved, the
+ * rows appended since drop the POIs they name, or everything when a category changed (its name is
+ * in every reply that lists it) or when more rows came than the cache holds (an import: reading
+ * them would cost more than rebuilding). When the row the cache last saw is no longer the same
+ * (the log went back, or a restore by any process put another file's log in place), everything
+ * goes.
  *
  * Replies are frozen: they are shared by every request that reads them.
  */
 export class ReplyCache {
-  private readonly entries = new Map<number, { clientId: string; reply: PoiReply }>();
-  private readonly top: Statement<[], number | null>;
+  private readonly entries = new Map<number, { clientId: string; updated: number; reply: PoiReply }>();
+  private readonly look: Statement<{ id: number; client: string }, Look>;
+  private readonly markAt: Statement<[number], string>;
   private readonly since: Statement<[number], Logged>;
   private seen = 0;
+  private seenMark: string | null = null;
   hits = 0;
   misses = 0;
 
-  constructor(db: Database) {
-    this.top = db.prepare<[], number | null>('SELECT max(seq) FROM changes').pluck();
-    this.since = db.prepare<[number], Logged>(
-      "SELECT seq, poi_id, entity FROM changes WHERE seq > ? AND (poi_id IS NOT NULL OR entity = 'category') ORDER BY seq",
+  constructor(
+    db: Database,
+    private readonly enabled = true,
+  ) {
+    this.look = db.prepare(
+      `SELECT (SELECT seq FROM changes ORDER BY seq DESC LIMIT 1) AS top,
+              (SELECT at || ' ' || entity || ' ' || entity_id FROM changes ORDER BY seq DESC LIMIT 1) AS mark,
+              (SELECT updated_at FROM pois WHERE id = @id AND client_id = @client) AS updated`,
     );
+    this.markAt = db.prepare<[number], string>("SELECT at || ' ' || entity || ' ' || entity_id FROM changes WHERE seq = ?").pluck();
+    this.since = db.prepare<[number], Logged>("SELECT poi_id FROM changes WHERE seq > ? AND (poi_id IS NOT NULL OR entity = 'category')");
   }
 
   /** The reply of POI `id` of `clientId`, built by `build` when it is not known or has changed. */
   reply(clientId: string, id: number, build: () => PoiReply): PoiReply {
-    this.catchUp();
+    if (!this.enabled) return build();
+    const look = this.look.get({ id, client: clientId }) ?? { top: null, mark: null, updated: null };
+    this.catchUp(look.top ?? 0, look.mark);
     const known = this.entries.get(id);
-    if (known && known.clientId === clientId) {
+    if (known && known.clientId === clientId && known.updated === look.updated) {
       this.hits += 1;
       return known.reply;
     }
     this.misses += 1;
     const reply = deepFreeze(build());
-    if (this.entries.size >= CAPACITY) this.entries.clear();
-    this.entries.set(id, { clientId, reply });
+    if (look.updated !== null) {
+      if (this.entries.size >= CAPACITY) this.entries.clear();
+      this.entries.set(id, { clientId, updated: look.updated, reply });
+    }
     return reply;
   }
 
@@ -58,14 +79,14 @@ export class ReplyCache {
   clear(): void {
     this.entries.clear();
     this.seen = 0;
+    this.seenMark = null;
   }
 
-  private catchUp(): void {
-    const top = this.top.get() ?? 0;
-    if (top === this.seen) return;
-    if (top < this.seen || this.entries.size === 0) {
-      this.entries.clear();
-    } else {
+  private catchUp(top: number, mark: string | null): void {
+    if (top === this.seen && mark === this.seenMark) return;
+    const sameHistory = top > this.seen && (this.seen === 0 || this.markAt.get(this.seen) === this.seenMark);
+    if (!sameHistory || this.entries.size === 0 || top - this.seen > CAPACITY) this.entries.clear();
+    else {
       for (const row of this.since.iterate(this.seen)) {
         if (row.poi_id === null) {
           this.entries.clear();
@@ -75,6 +96,7 @@ export class ReplyCache {
       }
     }
     this.seen = top;
+    this.seenMark = mark;
   }
 }
 
