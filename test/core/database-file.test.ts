@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,16 @@ describe('a damaged or empty database file', () => {
     expect(existsSync(file)).toBe(false);
     openDatabase(file).close();
     expect(statSync(file).size).toBeGreaterThan(0);
+  });
+
+  it('a first start killed before SQLite wrote the first page leaves nothing that the next start refuses', () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    const killed = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'support', 'first-start-killed.ts'), file], { encoding: 'utf8' });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const db = openDatabase(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    db.close();
   });
 
   it('waits for a 0-byte file that another process is creating right now, instead of refusing it', () => {

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, linkSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** Owner read and write only: the database holds password hashes and token hashes. */
@@ -50,6 +50,33 @@ export function isBeingCreated(file: string): boolean {
     if (!existsSync(file) || statSync(file).size > 0) return true;
   }
   return false;
+}
+
+/** Unfinished creations (`poi.sqlite.creating-PID-TIME`) older than this were cut off: they are removed. */
+const CREATION_LEFT_AFTER_MS = 60_000;
+
+/**
+ * Makes a new database file appear whole, so that no process killed during a first start leaves
+ * a 0-byte file behind (which every later start would refuse: an empty file is what a cut-short
+ * copy looks like). `init` opens a file under another name and writes its first page (switching
+ * to WAL does) and closes it; the file is then linked into place, which fails rather than
+ * replace a database another process created meanwhile (that one is then used).
+ */
+export function createWhole(file: string, init: (path: string) => void): void {
+  const prefix = `${basename(file)}.creating-`;
+  for (const left of filesIn(dirname(file), (name) => name.startsWith(prefix))) {
+    if (Date.now() - left.modified.getTime() > CREATION_LEFT_AFTER_MS) rmSync(left.path, { force: true });
+  }
+  const temp = `${file}.creating-${process.pid}-${Date.now()}`;
+  try {
+    init(temp);
+    chmodSync(temp, PRIVATE_FILE_MODE);
+    linkSync(temp, file);
+  } catch (error) {
+    if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
+  } finally {
+    for (const path of companionFiles(temp)) rmSync(path, { force: true });
+  }
 }
 
 /** Creates an empty private file for a copy to be written into (VACUUM INTO takes an empty file). */

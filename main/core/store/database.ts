@@ -2,6 +2,7 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { existsSync, statSync } from 'node:fs';
 import {
   createPrivateFile,
+  createWhole,
   damagedFileError,
   emptyFileError,
   isBeingCreated,
@@ -40,7 +41,18 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
   const onDisk = file !== ':memory:' && file !== '';
   const existed = onDisk && existsSync(file);
   if (existed && statSync(file).size === 0 && !isBeingCreated(file)) throw emptyFileError(file);
-  const db = new BetterSqlite3(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+  const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
+  if (onDisk && !existed) {
+    createWhole(file, (path) => {
+      const fresh = new BetterSqlite3(path, binding);
+      try {
+        fresh.pragma('journal_mode = WAL');
+      } finally {
+        fresh.close();
+      }
+    });
+  }
+  const db = new BetterSqlite3(file, binding);
   try {
     if (onDisk) makePrivate(file);
     db.pragma('journal_mode = WAL');
