@@ -12,6 +12,7 @@ import { findWrk, luaAdd, luaFixed, luaGet, runWrk, type LoadResult } from './wr
  * the same file with `--no-reply-cache` (the same work as the reference), or the reference's two.
  */
 export type Kind = 'bare' | 'get' | 'getUncached' | 'add' | 'refGet' | 'refAdd';
+const GETS: ReadonlySet<Kind> = new Set(['get', 'getUncached', 'refGet']);
 
 /** The median of several runs of one kind of request. */
 export interface Measured {
@@ -81,7 +82,7 @@ export async function seedPois(port: number, token: string, count: number): Prom
 
 function nodeRequest(kind: Kind, token: string, ids: readonly number[], rnd: () => number): (i: number) => Req {
   if (kind === 'bare') return () => ({ method: 'GET', path: '/' });
-  if (kind === 'get' || kind === 'getUncached' || kind === 'refGet') return () => ({ method: 'GET', path: `/1/pois/get.json?oauth_token=${token}&poi=${ids[Math.floor(rnd() * ids.length)]}` });
+  if (GETS.has(kind)) return () => ({ method: 'GET', path: `/1/pois/get.json?oauth_token=${token}&poi=${ids[Math.floor(rnd() * ids.length)]}` });
   return (i) => ({
     method: 'GET',
     path: `/1/pois/add.json?oauth_token=${token}&lat=${(36 + rnd() * 24).toFixed(6)}&lng=${(-10 + rnd() * 40).toFixed(6)}&categories=${1 + (i % 30)}&name=Bench+${i}`,
@@ -142,7 +143,7 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
       const port = { bare: bare.port, get: service.port, getUncached: uncached.port, add: service.port, refGet: reference.port, refAdd: reference.port }[kind];
       if (!wrk) return nodeLoad({ port, connections: o.connections, seconds, next: nodeRequest(kind, client.admin_token, ids, rnd) });
       const script =
-        kind === 'bare' ? luaFixed('/') : kind === 'get' || kind === 'getUncached' || kind === 'refGet' ? luaGet(client.admin_token, ids, seed++) : luaAdd(client.admin_token, seed++);
+        kind === 'bare' ? luaFixed('/') : GETS.has(kind) ? luaGet(client.admin_token, ids, seed++) : luaAdd(client.admin_token, seed++);
       return runWrk({ port, script, connections: o.connections, seconds, dir: o.dir });
     };
     // get last, so that the memory read after the loop is not a transient peak of the add load.

@@ -56,6 +56,12 @@ export interface Cell {
 const IN_TREE = 'r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ? AND r.max_client >= ?';
 const IN_BOX = 'lat BETWEEN ? AND ? AND lng BETWEEN ? AND ?';
 const boxArgs = (box: Box): number[] => [box.south, box.north, box.west, box.east];
+
+/** The SQL and arguments that keep ids above `after` and up to `through`, each where given. */
+function idRange({ after, through }: { after?: number | undefined; through?: number | undefined }): { sql: string; args: number[] } {
+  const sql = (after !== undefined ? ' AND id > ?' : '') + (through !== undefined ? ' AND id <= ?' : '');
+  return { sql, args: [after, through].filter((v) => v !== undefined) };
+}
 /**
  * The POIs of the R*Tree's entries in a box, driven from the tree (CROSS JOIN keeps that order):
  * a filter's `id IN (...)` is then a lookup per entry, not a loop over its matches per entry.
@@ -244,11 +250,10 @@ export class PoiStore {
    */
   cellsWhere(clientId: string, filter: MapFilter, scale: number, box: Box, viaTree: boolean, slice?: IdSlice): Cell[] {
     const { where, args } = this.clauses(clientId, filter);
-    const range = slice ? ' AND id > ? AND id <= ?' : '';
+    const range = idRange(slice ?? {});
     const sql = `SELECT ${sqlCellY('lat', String(scale))} AS cy, ${sqlCellX('lng', String(scale))} AS cx, count(*) AS n, sum(lat) AS sum_lat, sum(lng) AS sum_lng, sum(id) AS sum_id
-      FROM ${viaTree ? TREE_THEN_POIS : 'pois'} WHERE ${where} AND ${IN_BOX}${range} GROUP BY cy, cx`;
-    const rangeArgs = slice ? [slice.after, slice.through] : [];
-    return this.statement(sql).all(...(viaTree ? this.treeArgs(clientId, box) : []), ...args, ...boxArgs(box), ...rangeArgs) as Cell[];
+      FROM ${viaTree ? TREE_THEN_POIS : 'pois'} WHERE ${where} AND ${IN_BOX}${range.sql} GROUP BY cy, cx`;
+    return this.statement(sql).all(...(viaTree ? this.treeArgs(clientId, box) : []), ...args, ...boxArgs(box), ...range.args) as Cell[];
   }
 
   where(clientId: string, filter: WhereFilter): PoiRow[] {
@@ -258,8 +263,8 @@ export class PoiStore {
   /** How many POIs pass the filter (its limit and page aside): a list says "50 of 401". */
   countWhere(clientId: string, filter: Omit<WhereFilter, 'limit' | 'after' | 'through'>, slice?: IdSlice): number {
     const { where, args } = this.clauses(clientId, filter);
-    const range = slice ? ' AND id > ? AND id <= ?' : '';
-    return this.statement(`SELECT count(*) AS n FROM pois WHERE ${where}${range}`).pluck().get(...args, ...(slice ? [slice.after, slice.through] : [])) as number;
+    const range = idRange(slice ?? {});
+    return this.statement(`SELECT count(*) AS n FROM pois WHERE ${where}${range.sql}`).pluck().get(...args, ...range.args) as number;
   }
 
   /** The client's lowest and highest POI id (through < after when it has none): what a sliced scan walks. */
@@ -270,16 +275,8 @@ export class PoiStore {
 
   private filtered<T>(columns: string, clientId: string, filter: WhereFilter): T[] {
     const { where, args } = this.clauses(clientId, filter);
-    let range = '';
-    if (filter.after !== undefined) {
-      range += ' AND id > ?';
-      args.push(filter.after);
-    }
-    if (filter.through !== undefined) {
-      range += ' AND id <= ?';
-      args.push(filter.through);
-    }
-    return this.statement(`SELECT ${columns} FROM pois WHERE ${where}${range} ORDER BY id LIMIT ?`).all(...args, filter.limit) as T[];
+    const range = idRange(filter);
+    return this.statement(`SELECT ${columns} FROM pois WHERE ${where}${range.sql} ORDER BY id LIMIT ?`).all(...args, ...range.args, filter.limit) as T[];
   }
 
   private statement(sql: string): Statement {

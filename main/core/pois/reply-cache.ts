@@ -4,6 +4,9 @@ import type { PoiReply } from '../../../shared/wire.js';
 /** Replies kept at most: about 1.5 KiB each, so a few MiB; when full, the cache starts over. */
 const CAPACITY = 10_000;
 
+/** What tells one row of the change log from another that took its sequence number in another history. */
+const MARK = "at || ' ' || entity || ' ' || entity_id";
+
 interface Look {
   /** The change log's last row: its sequence number, and what tells it from another row of that number. */
   top: number | null;
@@ -47,12 +50,12 @@ export class ReplyCache {
     db: Database,
     private readonly enabled = true,
   ) {
+    // The log's last row read once (the one-row left side keeps an answer when the log is empty).
     this.look = db.prepare(
-      `SELECT (SELECT seq FROM changes ORDER BY seq DESC LIMIT 1) AS top,
-              (SELECT at || ' ' || entity || ' ' || entity_id FROM changes ORDER BY seq DESC LIMIT 1) AS mark,
-              (SELECT updated_at FROM pois WHERE id = @id AND client_id = @client) AS updated`,
+      `SELECT last.seq AS top, last.mark AS mark, (SELECT updated_at FROM pois WHERE id = @id AND client_id = @client) AS updated
+       FROM (SELECT 1) LEFT JOIN (SELECT seq, ${MARK} AS mark FROM changes ORDER BY seq DESC LIMIT 1) last`,
     );
-    this.markAt = db.prepare<[number], string>("SELECT at || ' ' || entity || ' ' || entity_id FROM changes WHERE seq = ?").pluck();
+    this.markAt = db.prepare<[number], string>(`SELECT ${MARK} FROM changes WHERE seq = ?`).pluck();
     this.since = db.prepare<[number], Logged>("SELECT poi_id FROM changes WHERE seq > ? AND (poi_id IS NOT NULL OR entity = 'category')");
   }
 
