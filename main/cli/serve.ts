@@ -24,10 +24,11 @@ export async function runServe(options: CliOptions): Promise<number> {
   const { dir, file } = databasePath(options);
   const token = liveConsoleToken(dir);
   ensureRenderer();
+  const caching = options['no-reply-cache'] !== true;
   const core = createCore({
     file,
     limits,
-    replyCache: options['no-reply-cache'] !== true,
+    replyCache: caching,
     geocoding: {
       ...(options['nominatim-url'] ? { nominatimUrl: options['nominatim-url'] } : {}),
       ...(options['geocode-timeout'] ? { timeoutMs: parsePositive(options['geocode-timeout'], '--geocode-timeout') } : {}),
@@ -47,7 +48,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   }));
   const sync = new SyncAgent(core.syncSide, dir, { auto: true });
   const consoleOpts = consoleOptions(core, listener, (e) => console.error('console error:', e), token, sync);
-  const server = new ApiServer(core, { host, port, console: consoleOpts });
+  const server = new ApiServer(core, { host, port, console: consoleOpts, replyMemo: caching });
   server.on('request', bufferedRequestLog());
   server.on('error', (e) => console.error(`error: ${e.message}`));
   try {

@@ -29,6 +29,10 @@ export interface Core {
   resolveCaller<A extends Access>(access: A, creds: Credentials): CallerOf<A>;
   /** Runs synchronous reads in one read transaction (one read lock for a request's statements). */
   read<T>(work: () => T): T;
+  /** Differs whenever anything has been committed since, by this process or another. */
+  commitStamp(): string;
+  /** The core's clock (tokens expire by it). */
+  now(): number;
   /** The saved settings its host reads: the map's tile server (for the page's CSP), and the listener it owns. */
   settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener'>;
   /** Offline map packages: import and remove (hosts: CLI, upload route, desktop dialog) and their tiles. */
@@ -55,6 +59,8 @@ export function coreOver(s: Services): Core {
     console: consoleHandlers(s),
     resolveCaller: (access, creds) => resolveCaller(s.tokens, s.clients, access, creds),
     read: s.read,
+    commitStamp: () => s.stamp.read(),
+    now: () => s.clock.now(),
     settings: s.settings,
     maps: s.maps,
     onlineTiles: s.onlineTiles,
@@ -67,6 +73,7 @@ export function coreOver(s: Services): Core {
       s.backups.stopDaily();
       s.maps.close();
       s.tileCache.close();
+      s.stamp.close();
       s.db.close();
     },
   };

@@ -24,6 +24,7 @@ import { WarningStore } from './warnings/warnings.js';
 import { SettingsStore } from './settings/settings.js';
 import { openDatabase, type Database } from './store/database.js';
 import { WritePath } from './store/write-path.js';
+import { CommitStamp } from './store/commit-stamp.js';
 import { Tokens } from './tokens/tokens.js';
 
 export interface CoreOptions {
@@ -65,6 +66,8 @@ export interface Services {
   watch: DataWatch;
   /** Whole POI replies for get.json, kept fresh by the change log. */
   replyCache: ReplyCache;
+  /** Differs whenever anything has been committed since, by any process (store/commit-stamp.ts). */
+  stamp: CommitStamp;
   warnings: WarningStore;
   settings: SettingsStore;
   geocoder: Geocoder;
@@ -143,6 +146,7 @@ export function openServices(options: CoreOptions): Services {
     mapViews: new MapViews(db, store, options.scanSlice),
     watch,
     replyCache,
+    stamp: new CommitStamp(db, options.file),
     warnings,
     settings,
     tileCache,

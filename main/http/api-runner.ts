@@ -5,6 +5,7 @@ import type { Core } from '../core/service.js';
 import { HeavyLane } from './heavy-lane.js';
 import type { WireParams } from './params.js';
 import { wireInput, wireKeys } from './wire-input.js';
+import { ReplyMemo } from './reply-memo.js';
 
 interface Route {
   name: ApiName;
@@ -95,29 +96,46 @@ export function resolveOperation(method: string, pathname: string): Resolved {
 /**
  * Runs one operation of the API table: who is asking first (a bad token is a 401 whatever the
  * parameters), then the input built from the wire by the schema's keys and checked once, then
- * the core's one function for it. Reads run in one read transaction; heavy ones take turns.
+ * the core's one function for it. Reads run in one read transaction; heavy ones take turns;
+ * repeatable ones asked again by the same URL are answered from the memo (reply-memo.ts).
  */
 export class ApiRunner {
   private readonly heavy = new HeavyLane();
+  readonly memo: ReplyMemo;
 
-  constructor(private readonly core: Core) {}
+  constructor(
+    private readonly core: Core,
+    options: { memo?: boolean } = {},
+  ) {
+    this.memo = new ReplyMemo(core, options.memo ?? true);
+  }
 
-  /** `header` adds a header to the reply (see ReplyHeader). */
-  run({ route, pathArgs }: Resolved, params: WireParams, origin: string, header?: ReplyHeader): unknown {
+  /**
+   * `header` adds a header to the reply (see ReplyHeader). `url` is given where the request is
+   * a GET without a body: all it asks is in its URL, and a repeatable read may be remembered by it.
+   */
+  run({ route, pathArgs }: Resolved, params: WireParams, origin: string, header?: ReplyHeader, url?: string): unknown {
+    let until = Infinity;
+    let keep = true;
     const answer = (): unknown => {
       const caller = this.core.resolveCaller(route.operation.access, {
         accessToken: params.text('access_token'),
         apiKey: params.text('api_key'),
         origin,
       });
+      if ('principal' in caller) until = caller.principal?.expiresAt ?? Infinity;
       const input = validate(route.operation.input, wireInput(route.keys, params, pathArgs));
       const handler = this.core.api[route.name] as (caller: unknown, input: unknown, header?: ReplyHeader) => unknown;
-      return handler(caller, input, header);
+      const headed: ReplyHeader | undefined = header && ((name, value) => ((keep = false), header(name, value)));
+      return handler(caller, input, headed);
     };
     // A read that goes on after a turn of the event loop (a text search in slices) returns a
     // promise: its synchronous part runs in the read transaction, the rest reads on its own. The
     // box keeps better-sqlite3 from refusing a transaction that returns a promise.
     const inTransaction = (): unknown => (route.operation.reads ? this.core.read(() => ({ answer: answer() })).answer : answer());
+    if (route.operation.repeatable && url !== undefined && this.memo.enabled) {
+      return this.memo.remember(url, () => ({ reply: inTransaction(), until, keep }));
+    }
     return route.operation.heavy ? this.heavy.run(inTransaction) : inTransaction();
   }
 }

@@ -28,6 +28,12 @@ export interface ApiOperation {
   reads: boolean;
   /** Reads whose cost grows with the data: they take turns (main/http/heavy-lane.ts). */
   heavy?: true;
+  /**
+   * Its reply depends on nothing but the data, the token's client and the input (no clock, no
+   * header, synchronous): the listener may answer the same GET again from memory until anything
+   * is committed (main/http/reply-memo.ts).
+   */
+  repeatable?: true;
   summary: string;
   /** The refusals particular to this operation (those of its access level and input come with them). */
   errors: readonly ErrorCode[];
@@ -106,7 +112,7 @@ export const API = {
     summary: 'Update a POI: only what is given changes, an empty value deletes (spec 4.2)', errors: ['NOT_FOUND'],
   },
   'pois.get': {
-    path: 'pois/get', verbs: GET_OR_POST, access: 'member', input: poiRef, reply: poiReply, reads: true,
+    path: 'pois/get', verbs: GET_OR_POST, access: 'member', input: poiRef, reply: poiReply, reads: true, repeatable: true,
     summary: 'One POI', errors: ['NOT_FOUND'],
   },
   'pois.near': {

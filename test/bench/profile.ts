@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { seedPois } from './http-bench.js';
 import { nodeLoad } from './http.js';
@@ -128,4 +129,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Run as a command, not when another script imports summarizeProfile.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
