@@ -101,7 +101,8 @@ export function openServices(options: CoreOptions): Services {
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
   });
   const writes = new WritePath(db, () => clock.now());
-  const tokens = new Tokens(db, writes, clock);
+  const stamp = new CommitStamp(db, options.file);
+  const tokens = new Tokens(db, writes, clock, stamp);
   const clients = new Clients(db, writes, clock, tokens);
   const members = new Members(db, writes, clock, tokens, options.passwords ?? argon2Hasher());
   const abuse = new AbuseGuard(db, writes, clock, { ...DEFAULT_LIMITS, ...options.limits });
@@ -146,7 +147,7 @@ export function openServices(options: CoreOptions): Services {
     mapViews: new MapViews(db, store, options.scanSlice),
     watch,
     replyCache,
-    stamp: new CommitStamp(db, options.file),
+    stamp,
     warnings,
     settings,
     tileCache,

@@ -160,12 +160,13 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     });
     registerBodyParsers(app, limit);
     // RFC 9112: an HTTP/1.1 request without Host is a 400 (Node's own refusal would not be JSON).
-    app.addHook('onRequest', async (request, reply) => {
+    // A callback hook, not an async one: no promise per request.
+    app.addHook('onRequest', (request, reply, done) => {
       if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
         sendError(reply, errorBody('MALFORMED_REQUEST', 'an HTTP/1.1 request needs a Host header'));
-        return reply;
+        return;
       }
-      return undefined;
+      done();
     });
     app.setErrorHandler((error, _request, reply) => {
       const { body, retryAfter, internal } = toErrorBody(error);

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
+import type { CommitStamp } from '../store/commit-stamp.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 
 export type Role = 'admin' | 'member';
@@ -67,15 +68,17 @@ export class Tokens {
   private readonly revokeOfMember: Statement;
   private readonly revokeOfMemberExcept: Statement;
   private readonly revokeAdminOf: Statement;
-  private readonly dataVersion: Statement<[], number>;
   private readonly liveStmt: Statement<[Buffer], Pick<TokenRow, 'revoked_at'>>;
   private readonly cache = new Map<string, CachedToken>();
-  private cacheVersion = -1;
+  private seenStamp = '';
+  private seenVersion = -1;
+  private readonly dataVersion: Statement<[], number>;
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly writes: WritePath,
     private readonly clock: Clock,
+    private readonly stamp: Pick<CommitStamp, 'read'>,
   ) {
     this.insert = db.prepare(
       'INSERT INTO tokens (hash, client_id, member_id, role, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -119,15 +122,29 @@ export class Tokens {
    * Token rows with their hash, cached by the token as the request gives it: every authenticated
    * request needs one, and a hit then costs no SHA-256 (hashing was the dearest part of a cached
    * lookup). The cache lives in this process only; the database still holds hashes only. Rows
-   * change only by revocation: revocations in this process drop the cache, and `PRAGMA
-   * data_version` tells of commits from another process (the CLI rotating a token), which drop it too.
+   * change only by revocation: revocations in this process drop the cache, and so does a commit
+   * by another process (the CLI rotating a token), told by `PRAGMA data_version` or the commit
+   * stamp (store/commit-stamp.ts), which also moves with this process's commits: after a group
+   * commit, the next lookup of each token costs one SHA-256 and one SELECT.
    */
-  private lookup(token: string): CachedToken | undefined {
-    const version = this.dataVersion.get() ?? 0;
-    if (version !== this.cacheVersion) {
-      this.cache.clear();
-      this.cacheVersion = version;
+  private dropIfCommitted(): void {
+    // In a read's transaction, PRAGMA data_version rides on the read lock the transaction takes
+    // anyway; outside one (a write's token check) the commit stamp's pread costs less than taking
+    // that lock. Each tells of any commit since its own last reading, so either catches one.
+    if (this.db.inTransaction) {
+      const version = this.dataVersion.get() ?? 0;
+      if (version === this.seenVersion) return;
+      this.seenVersion = version;
+    } else {
+      const stamp = this.stamp.read();
+      if (stamp === this.seenStamp) return;
+      this.seenStamp = stamp;
     }
+    this.cache.clear();
+  }
+
+  private lookup(token: string): CachedToken | undefined {
+    this.dropIfCommitted();
     const cached = this.cache.get(token);
     if (cached) return cached;
     if (!isGuid(token)) return undefined;
