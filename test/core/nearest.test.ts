@@ -87,16 +87,23 @@ describe('near', () => {
     core.close();
   });
 
-  it('reads a bounded number of rows over a dense area, not every POI of it, nor of another client', () => {
+  it('reads a bounded number of tree entries over a dense area, not every POI of it, nor of another client, and the rows of about the POIs it answers', () => {
     const { core, mine } = world(20_000);
     const small = core.clients.create({ name: 'Small' }).client_id;
     for (let i = 0; i < 5; i++) core.db.prepare("INSERT INTO pois (client_id, name, lat, lng, registered_at, updated_at, name_key) VALUES (?, 's', ?, -3.7, 0, 0, 's')").run(small, 40 + i);
     const store = new PoiStore(core.db);
     let rows = 0;
-    const candidates = store.candidates.bind(store);
-    store.candidates = (...args) => {
-      const found = candidates(...args);
+    let exact = 0;
+    const treeEntries = store.treeEntries.bind(store);
+    store.treeEntries = (...args) => {
+      const found = treeEntries(...args);
       rows += found.length;
+      return found;
+    };
+    const positions = store.positions.bind(store);
+    store.positions = (...args) => {
+      const found = positions(...args);
+      exact += found.length;
       return found;
     };
     // Through the same store the queries use.
@@ -112,9 +119,12 @@ describe('near', () => {
       [small, { lat: 40.4, lng: -3.7, radius: 20_037_509, total: 1000 }, 5],
     ] as const) {
       rows = 0;
+      exact = 0;
       probes = 0;
       expect(core.queries.near(client, q)).toHaveLength(expected);
-      expect(rows, `rows read for ${JSON.stringify(q)}`).toBeLessThan(q.total * 4 + 2048);
+      expect(rows, `tree entries read for ${JSON.stringify(q)}`).toBeLessThan(q.total * 4 + 2048);
+      // Rows of pois: those whose tree box may put them among the nearest, not every candidate.
+      expect(exact, `rows read for ${JSON.stringify(q)}`).toBeLessThan(q.total + 64);
       if (client === small) expect(probes, 'the small client is read in one step').toBe(1);
     }
     core.close();

@@ -9,7 +9,7 @@ export interface Box {
 }
 
 /** geokdbush's haversine uses this mean Earth radius, in km. */
-const EARTH_RADIUS_M = 6_371_000;
+export const EARTH_RADIUS_M = 6_371_000;
 const DEG = 180 / Math.PI;
 
 /** Great-circle distance in metres. */

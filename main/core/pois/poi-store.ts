@@ -25,6 +25,14 @@ export interface IdSlice {
   through: number;
 }
 
+/**
+ * A POI as the R*Tree holds it: a box around its position, in 32-bit floats rounded outwards
+ * (SQLite's R*Tree), so that the true position is inside it and it is at most a metre or two wide.
+ */
+export interface TreeEntry extends Box {
+  id: number;
+}
+
 export interface Position {
   id: number;
   lat: number;
@@ -95,7 +103,8 @@ export class PoiStore {
   private readonly getStmt: Statement<[string, number], PoiRow>;
   private readonly deleteStmt: Statement;
   /** Positions in a box: [all, first by id] x [any category, some categories]. */
-  private readonly inBox: Record<'all' | 'firstById', Record<'any' | 'some', Statement<unknown[], Position>>>;
+  private readonly inBox: Record<'all' | 'firstById', Record<'any' | 'some', Statement<unknown[], TreeEntry>>>;
+  private readonly positionsOf: Statement<[string, string], Position>;
   private readonly entries: Statement<unknown[], number>;
   private readonly span: Statement<[{ client: string }], { first: number | null; last: number | null }>;
   private readonly linksTo: Statement<[string, number], number>;
@@ -113,15 +122,17 @@ export class PoiStore {
     this.updateStmt = db.prepare(`UPDATE pois SET ${UPDATED.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND client_id = @client_id`);
     this.getStmt = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id = ?`);
     this.deleteStmt = db.prepare('DELETE FROM pois WHERE client_id = ? AND id = ?');
-    // The client is the R*Tree's third dimension (migration 006), so only its entries are walked;
-    // the CROSS JOIN keeps SQLite from driving the join from the client's POIs instead.
-    // Positions only: a near query ranks many candidates and keeps few; whole rows come after.
-    const box = `SELECT p.id, p.lat, p.lng FROM pois_rtree r CROSS JOIN pois p ON p.id = r.id WHERE ${IN_TREE} AND p.client_id = ?`;
-    const someCategories = 'AND EXISTS (SELECT 1 FROM poi_categories pc WHERE pc.poi_id = p.id AND pc.category_id IN (SELECT value FROM json_each(?)))';
+    // The client is the R*Tree's third dimension (migration 006), so only its entries are walked.
+    // The tree's own boxes only: a near query ranks many candidates by them and reads the exact
+    // positions of the few that may be kept (nearest.ts), a page of `pois` each where it is not cached.
+    const box = `SELECT r.id, r.min_lat AS south, r.max_lat AS north, r.min_lng AS west, r.max_lng AS east FROM pois_rtree r WHERE ${IN_TREE}`;
+    const someCategories = 'AND EXISTS (SELECT 1 FROM poi_categories pc WHERE pc.poi_id = r.id AND pc.category_id IN (SELECT value FROM json_each(?)))';
     this.inBox = {
       all: { any: db.prepare(box), some: db.prepare(`${box} ${someCategories}`) },
-      firstById: { any: db.prepare(`${box} ORDER BY p.id LIMIT ?`), some: db.prepare(`${box} ${someCategories} ORDER BY p.id LIMIT ?`) },
+      firstById: { any: db.prepare(`${box} ORDER BY r.id LIMIT ?`), some: db.prepare(`${box} ${someCategories} ORDER BY r.id LIMIT ?`) },
     };
+    // By rowid (the unary + keeps SQLite from going through the client's index, a second lookup per id).
+    this.positionsOf = db.prepare('SELECT id, lat, lng FROM pois WHERE +client_id = ? AND id IN (SELECT value FROM json_each(?))');
     this.entries = db
       .prepare<unknown[], number>(
         'SELECT count(*) FROM (SELECT 1 FROM pois_rtree r WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ? AND r.max_client >= ? LIMIT ?)',
@@ -204,14 +215,19 @@ export class PoiStore {
   }
 
   /**
-   * The client's POIs in a box (a superset of those strictly inside it), with one of the categories
-   * when given; with `firstById`, only the `firstById` lowest ids.
+   * The R*Tree's entries of the client's POIs in a box (a superset of those strictly inside it),
+   * with one of the categories when given; with `firstById`, only the `firstById` lowest ids.
    */
-  candidates(clientId: string, box: Box, categoryIds?: readonly number[], firstById?: number): Position[] {
-    const args = [...this.treeArgs(clientId, box), clientId];
+  treeEntries(clientId: string, box: Box, categoryIds?: readonly number[], firstById?: number): TreeEntry[] {
+    const args = this.treeArgs(clientId, box);
     if (categoryIds && categoryIds.length > 0) args.push(JSON.stringify(categoryIds));
     if (firstById !== undefined) args.push(firstById);
     return this.inBox[firstById === undefined ? 'all' : 'firstById'][categoryIds?.length ? 'some' : 'any'].all(...args);
+  }
+
+  /** The exact positions of those of these POIs that are the client's. */
+  positions(clientId: string, ids: readonly number[]): Position[] {
+    return ids.length === 0 ? [] : this.positionsOf.all(clientId, JSON.stringify(ids));
   }
 
   /** How many POIs (of every client) have one of these categories, counting no further than `upTo`: cheap. */
