@@ -29,6 +29,8 @@ export interface Core {
   resolveCaller<A extends Access>(access: A, creds: Credentials): CallerOf<A>;
   /** Runs synchronous reads in one read transaction (one read lock for a request's statements). */
   read<T>(work: () => T): T;
+  /** Where long reads take turns, a piece at a time, whichever transport asked (heavy-lane.ts). */
+  heavy: Services['heavy'];
   /** Differs whenever anything has been committed since, by this process or another. */
   commitStamp(): string;
   /** The core's clock (tokens expire by it). */
@@ -59,6 +61,7 @@ export function coreOver(s: Services): Core {
     console: consoleHandlers(s),
     resolveCaller: (access, creds) => resolveCaller(s.tokens, s.clients, access, creds),
     read: s.read,
+    heavy: s.heavy,
     commitStamp: () => s.stamp.read(),
     now: () => s.clock.now(),
     settings: s.settings,

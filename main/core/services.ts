@@ -25,6 +25,8 @@ import { SettingsStore } from './settings/settings.js';
 import { openDatabase, type Database } from './store/database.js';
 import { WritePath } from './store/write-path.js';
 import { CommitStamp } from './store/commit-stamp.js';
+import { HeavyLane } from './heavy-lane.js';
+import { SCAN_SLICE, type Slicing } from './pois/sliced-scan.js';
 import { Tokens } from './tokens/tokens.js';
 
 export interface CoreOptions {
@@ -66,6 +68,8 @@ export interface Services {
   watch: DataWatch;
   /** Whole POI replies for get.json, kept fresh by the change log. */
   replyCache: ReplyCache;
+  /** Where long reads take turns, a piece at a time (heavy-lane.ts). */
+  heavy: Pick<HeavyLane, 'run'>;
   /** Differs whenever anything has been committed since, by any process (store/commit-stamp.ts). */
   stamp: CommitStamp;
   warnings: WarningStore;
@@ -112,7 +116,9 @@ export function openServices(options: CoreOptions): Services {
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
   const replyCache = new ReplyCache(db, options.replyCache ?? true);
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder, replyCache);
-  const queries = new PoiQueries(store, pois, options.scanSlice);
+  // One lane for the heavy work of every transport (heavy-lane.ts), and the slices that take turns in it.
+  const slicing: Slicing = { size: options.scanSlice ?? SCAN_SLICE, lane: new HeavyLane() };
+  const queries = new PoiQueries(store, pois, slicing);
   const changes = new ChangeLog(db);
   const readTx = db.transaction((work: () => unknown) => work());
   const settings = new SettingsStore(db, writes);
@@ -144,7 +150,8 @@ export function openServices(options: CoreOptions): Services {
     pois,
     queries,
     store,
-    mapViews: new MapViews(db, store, options.scanSlice),
+    mapViews: new MapViews(db, store, slicing),
+    heavy: slicing.lane,
     watch,
     replyCache,
     stamp,

@@ -2,7 +2,6 @@ import { API, type ApiName, type ApiOperation, type Verb } from '../../shared/ap
 import { ServiceError, validate } from '../core/errors.js';
 import type { ReplyHeader } from '../core/api/handlers.js';
 import type { Core } from '../core/service.js';
-import { HeavyLane } from './heavy-lane.js';
 import type { WireParams } from './params.js';
 import { wireInput, wireKeys } from './wire-input.js';
 import { ReplyMemo } from './reply-memo.js';
@@ -100,7 +99,6 @@ export function resolveOperation(method: string, pathname: string): Resolved {
  * repeatable ones asked again by the same URL are answered from the memo (reply-memo.ts).
  */
 export class ApiRunner {
-  private readonly heavy = new HeavyLane();
   readonly memo: ReplyMemo;
 
   constructor(
@@ -136,6 +134,6 @@ export class ApiRunner {
     if (route.operation.repeatable && url !== undefined && this.memo.enabled) {
       return this.memo.remember(url, () => ({ reply: inTransaction(), until, keep }));
     }
-    return route.operation.heavy ? this.heavy.run(inTransaction) : inTransaction();
+    return route.operation.heavy ? this.core.heavy.run(inTransaction) : inTransaction();
   }
 }

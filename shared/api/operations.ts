@@ -26,7 +26,7 @@ export interface ApiOperation {
   reply: z.ZodType;
   /** Only reads: HEAD is answered as GET, and the work runs in one read transaction. */
   reads: boolean;
-  /** Reads whose cost grows with the data: they take turns (main/http/heavy-lane.ts). */
+  /** Reads whose cost grows with the data: they take turns (main/core/heavy-lane.ts). */
   heavy?: true;
   /**
    * Its reply depends on nothing but the data, the token's client and the input (no clock, no

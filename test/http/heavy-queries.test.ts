@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiChild, type ApiChild } from '../support/api-child-process.js';
+import { poiFixture } from '../support/fixture.js';
 
 /**
  * Heavy near queries and a plain get.json sent to a real listener in a process of its own (so
@@ -77,4 +78,34 @@ describe('heavy near queries', () => {
     }
   }, 120_000);
 
+});
+
+describe('a text search walked in slices', () => {
+  it('lets a near query sent during its scan be answered before the scan ends', async () => {
+    // In this process: the store is within reach, to see the scan under way before the near query
+    // is sent. 4,000 POIs in slices of 10 ids: 400 turns of the lane for the search.
+    const f = await poiFixture({ scanSlice: 10 });
+    try {
+      const clientId = f.t.core.tokens.resolve(f.admin).clientId;
+      f.t.core.pois.addMany(clientId, Array.from({ length: 4000 }, (_, i) => ({ name: `Item ${i}`, lat: 48.85 + i / 1e5, lng: 2.35, categories: [1] })));
+      let slices = 0;
+      const where = f.t.core.store.where.bind(f.t.core.store);
+      f.t.core.store.where = (...args) => ((slices += 1), where(...args));
+      const order: string[] = [];
+      const search = f.t.get('/1/pois/get_where.json', { oauth_token: f.admin, q: 'no such name' }).then((r) => {
+        expect(r.status).toBe(200);
+        order.push('search');
+      });
+      while (slices < 3) await new Promise((resolve) => setImmediate(resolve));
+      const near = f.t.get('/1/pois/get_near.json', { oauth_token: f.admin, lat: 48.85, lng: 2.35, radius: 100, total: 5 }).then((r) => {
+        expect(r.status).toBe(200);
+        order.push(`near after ${slices} slices`);
+      });
+      await Promise.all([search, near]);
+      expect(slices, 'the search walked every slice').toBeGreaterThanOrEqual(400);
+      expect(order[0], 'the near query waited for one slice of the search, not for all of them').toMatch(/^near/);
+    } finally {
+      await f.t.close();
+    }
+  });
 });

@@ -3,7 +3,7 @@ import { MAX_VIEW_POINTS, type MapPoint, type MapView } from '../../../shared/co
 import { splitViewport, type Box } from './geo.js';
 import { cellX, cellY } from './grid.js';
 import type { Cell, MapFilter, PoiStore } from './poi-store.js';
-import { scanInSlices, SCAN_SLICE } from './sliced-scan.js';
+import { scanInSlices, type Slicing } from './sliced-scan.js';
 
 /** From this zoom on, a view with few enough POIs shows every one on its own. */
 export const INDIVIDUAL_ZOOM = 17;
@@ -84,7 +84,7 @@ export class MapViews {
   constructor(
     db: Database,
     private readonly store: PoiStore,
-    private readonly scanSlice = SCAN_SLICE,
+    private readonly slicing: Slicing,
   ) {
     this.stored = db.prepare(
       'SELECT cy, cx, n, sum_lat, sum_lng, sum_id FROM map_cells WHERE client = ? AND level = ? AND cy IN (SELECT value FROM json_each(?)) AND cx BETWEEN ? AND ?',
@@ -101,7 +101,7 @@ export class MapViews {
     // slices, giving other requests their turn between two (as a text search list does).
     const { filter, level, spans } = plan.sliced;
     const merged = spans.map(() => new Map<string, Cell>());
-    await scanInSlices(this.store.idSpan(clientId), this.scanSlice, (slice) => {
+    await scanInSlices(this.store.idSpan(clientId), this.slicing, (slice) => {
       spans.forEach((span, i) => {
         for (const cell of this.store.cellsWhere(clientId, filter, 2 ** level, span.box, false, slice)) merge(merged[i]!, cell);
       });
@@ -130,7 +130,7 @@ export class MapViews {
       const level = levelFor(this.levels, finest, boxes);
       // Below two slices' worth of the R*Tree's entries in the view, walking them costs less
       // than the filter's matches and holds the service for at most that; above, the matches.
-      const viaTreeBelow = 2 * this.scanSlice;
+      const viaTreeBelow = 2 * this.slicing.size;
       const viaTree = entries(viaTreeBelow) < viaTreeBelow;
       if (!viaTree && filter.q !== undefined) return { sliced: { filter, level, spans: spans(boxes, level) } };
       cells = spans(boxes, level).map((span) => ({ span, cells: this.store.cellsWhere(clientId, filter, 2 ** level, span.box, viaTree) }));

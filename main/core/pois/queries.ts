@@ -7,7 +7,7 @@ import { nearest } from './nearest.js';
 import type { PoiRow } from './poi-row.js';
 import type { Marker, PoiStore, WhereFilter } from './poi-store.js';
 import type { Pois } from './pois.js';
-import { scanInSlices, SCAN_SLICE } from './sliced-scan.js';
+import { scanInSlices, type Slicing } from './sliced-scan.js';
 
 const MARKER_LIMIT = 200_000;
 
@@ -16,7 +16,7 @@ export class PoiQueries {
   constructor(
     private readonly store: PoiStore,
     private readonly pois: Pois,
-    private readonly scanSlice = SCAN_SLICE,
+    private readonly slicing: Slicing,
   ) {}
 
   /** The POIs within `radius` metres (great-circle), nearest first, at most `total`: see nearest.ts. */
@@ -37,7 +37,7 @@ export class PoiQueries {
     let total = 0;
     if (filter.q === undefined) total = this.store.countWhere(clientId, filter);
     else {
-      await scanInSlices(this.store.idSpan(clientId), this.scanSlice, (slice) => {
+      await scanInSlices(this.store.idSpan(clientId), this.slicing, (slice) => {
         total += this.store.countWhere(clientId, filter, slice);
         return false;
       });
@@ -67,7 +67,7 @@ export class PoiQueries {
     if (filter.q === undefined) return this.store.where(clientId, filter);
     const span = this.store.idSpan(clientId);
     const rows: PoiRow[] = [];
-    await scanInSlices({ after: Math.max(span.after, filter.after ?? span.after), through: span.through }, this.scanSlice, (slice) => {
+    await scanInSlices({ after: Math.max(span.after, filter.after ?? span.after), through: span.through }, this.slicing, (slice) => {
       rows.push(...this.store.where(clientId, { ...filter, ...slice, limit: filter.limit - rows.length }));
       return rows.length >= filter.limit;
     });

@@ -1,3 +1,4 @@
+import type { HeavyLane } from '../heavy-lane.js';
 import type { IdSlice } from './poi-store.js';
 
 /**
@@ -6,18 +7,24 @@ import type { IdSlice } from './poi-store.js';
  */
 export const SCAN_SLICE = 25_000;
 
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** How scans are cut: ids per slice, and the lane each later slice takes its turn in. */
+export interface Slicing {
+  size: number;
+  lane: Pick<HeavyLane, 'run'>;
+}
 
 /**
- * Walks `span` in slices of `size` ids (SCAN_SLICE), calling `step` on each until it says it has enough,
- * and lets the event loop answer other requests between two slices: a search that no index
- * narrows still costs its scan, but a plain request beside it waits for one slice, not the whole
- * scan. The first slice runs at once (inside the caller's read transaction, if any); each later
- * one is a statement of its own, so a write acknowledged meanwhile is seen in the slices after it.
+ * Walks `span` in slices of `slicing.size` ids, calling `step` on each until it says it has
+ * enough. The first slice runs at once (inside the caller's read transaction, if any); each later
+ * one takes its turn in the heavy lane (heavy-lane.ts), behind the requests that arrived
+ * meanwhile: a search that no index narrows still costs its scan, but a plain request beside it
+ * waits for one slice, and a heavy one for one slice too, not for the whole scan. Each later slice
+ * is a statement of its own, so a write acknowledged meanwhile is seen in the slices after it.
  */
-export async function scanInSlices(span: IdSlice, size: number, step: (slice: IdSlice) => boolean): Promise<void> {
-  for (let after = span.after; after < span.through; after += size) {
-    if (after > span.after) await nextTurn();
-    if (step({ after, through: Math.min(span.through, after + size) })) return;
+export async function scanInSlices(span: IdSlice, slicing: Slicing, step: (slice: IdSlice) => boolean): Promise<void> {
+  for (let after = span.after; after < span.through; after += slicing.size) {
+    const slice = { after, through: Math.min(span.through, after + slicing.size) };
+    const enough = after === span.after ? step(slice) : await slicing.lane.run(() => step(slice));
+    if (enough) return;
   }
 }
