@@ -76,8 +76,8 @@ export function coreOver(s: Services): Core {
       s.backups.stopDaily();
       s.maps.close();
       s.tileCache.close();
-      s.stamp.close();
       s.db.close();
+      s.stamp.close();
     },
   };
 }

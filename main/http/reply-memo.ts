@@ -5,8 +5,12 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
-/** Requests remembered at most (a get.json reply is about 1 KiB); when full, the memo starts over. */
-const CAPACITY = 10_000;
+/**
+ * What the memo holds at most, URLs and replies together (a get.json is about 1 KiB of each);
+ * when full, it starts over. Bytes, not entries: unknown parameters are ignored, so a URL can be
+ * padded to the header limit.
+ */
+const CAPACITY_BYTES = 16 * 1024 * 1024;
 
 interface Remembered {
   bytes: Buffer;
@@ -29,6 +33,7 @@ interface Remembered {
 export class ReplyMemo {
   private readonly entries = new Map<string, Remembered>();
   private stamp = '';
+  private bytes = 0;
   hits = 0;
 
   constructor(
@@ -41,7 +46,7 @@ export class ReplyMemo {
     const entry = this.entries.get(url);
     if (!entry) return undefined;
     if (!this.current(this.core.commitStamp()) || entry.until <= this.core.now()) {
-      this.entries.delete(url);
+      if (this.entries.delete(url)) this.bytes -= url.length + entry.bytes.length;
       return undefined;
     }
     this.hits += 1;
@@ -55,11 +60,18 @@ export class ReplyMemo {
   remember(url: string, work: () => { reply: unknown; until: number; keep: boolean }): JsonText {
     const stamp = this.core.commitStamp();
     const { reply, until, keep } = work();
+    // Remembered from the stamp read before it: nothing may commit in between.
+    if (reply instanceof Promise) throw new Error('a repeatable operation must answer synchronously');
     const text = JSON.stringify(reply);
     if (keep) {
       this.current(stamp);
-      if (this.entries.size >= CAPACITY) this.entries.clear();
-      this.entries.set(url, { bytes: Buffer.from(text), until });
+      const bytes = Buffer.from(text);
+      const size = url.length + bytes.length;
+      if (this.bytes + size > CAPACITY_BYTES) this.drop();
+      const previous = this.entries.get(url);
+      if (previous) this.bytes -= url.length + previous.bytes.length;
+      this.entries.set(url, { bytes, until });
+      this.bytes += size;
     }
     return new JsonText(text);
   }
@@ -67,8 +79,13 @@ export class ReplyMemo {
   /** Whether `stamp` is the one the entries were made under; if not, they are dropped and it becomes so. */
   private current(stamp: string): boolean {
     if (stamp === this.stamp) return true;
-    this.entries.clear();
+    this.drop();
     this.stamp = stamp;
     return false;
+  }
+
+  private drop(): void {
+    this.entries.clear();
+    this.bytes = 0;
   }
 }

@@ -228,29 +228,31 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       response.end(bytes);
       this.log('GET', url, status, performance.now() - started);
     };
-    const remembered = this.runner.memo.recall(url);
-    if (remembered) {
-      send(200, remembered);
-      return true;
-    }
-    const q = url.indexOf('?');
-    let operation: Resolved;
-    try {
-      operation = resolveOperation('GET', q === -1 ? url : url.slice(0, q));
-    } catch {
-      return false;
-    }
     const fail = (error: unknown): void => {
       const { body, retryAfter, internal } = toErrorBody(error);
       if (internal) this.report(error);
+      // A failure after the reply went out (a request listener that threw) has nothing to answer.
+      if (response.headersSent) return;
       if (retryAfter !== undefined) response.setHeader('retry-after', String(retryAfter));
       send(body.code, JSON.stringify(body));
     };
     const succeed = (answer: unknown): void => send(200, answer instanceof JsonText ? answer.text : JSON.stringify(answer));
     try {
+      const remembered = this.runner.memo.recall(url);
+      if (remembered) {
+        send(200, remembered);
+        return true;
+      }
+      const q = url.indexOf('?');
+      let operation: Resolved;
+      try {
+        operation = resolveOperation('GET', q === -1 ? url : url.slice(0, q));
+      } catch {
+        return false;
+      }
       const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)));
       const answer = this.runner.run(operation, params, request.socket.remoteAddress ?? '', (name, value) => response.setHeader(name, value), url);
-      if (answer instanceof Promise) answer.then(succeed, fail);
+      if (answer instanceof Promise) answer.then(succeed).catch(fail).catch((error: unknown) => this.report(error));
       else succeed(answer);
     } catch (error) {
       fail(error);

@@ -36,8 +36,8 @@ describe('the commit stamp', () => {
     }
     const settled = stamp.read();
     expect(stamp.read(), 'read twice with nothing between').toBe(settled);
-    stamp.close();
     other?.close();
     db.close();
+    stamp.close();
   });
 });

@@ -114,6 +114,17 @@ describe('the memo of repeated reads', () => {
     expect(late.text).toContain('expired');
   });
 
+  it('refuses a token whose row this process deleted without revoking it (a sync pull deleting its member)', async () => {
+    const clientId = f.t.core.tokens.resolve(f.admin).clientId;
+    const r = await f.t.post('/1/users/login.json', { api_key: f.apiKey, username: 'fielduser1', pwd: 'secret1' });
+    const token = (r.json.accreditation as { access_token: string }).access_token;
+    await ask(token);
+    expect((await ask(token)).status).toBe(200);
+    // Plain SQL on the core's own connection, as a sync's apply writes: no revocation, no cache drop.
+    f.t.core.db.prepare("DELETE FROM tokens WHERE client_id = ? AND role = 'member'").run(clientId);
+    expect((await ask(token)).status).toBe(401);
+  });
+
   it('keeps every client to its own POIs: the URL carries the token', async () => {
     await ask();
     expect((await ask(f.otherAdmin)).status).toBe(404);

@@ -1,12 +1,46 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-import type { Database } from 'better-sqlite3';
+import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
+import type { Database, Statement } from 'better-sqlite3';
 
 /** The first copy of the WAL-index header (https://www.sqlite.org/walformat.html, section 2.2). */
 const HEADER_BYTES = 48;
+/** The header's `iVersion`, in the machine's byte order, and its `isInit` byte. */
+const WAL_INDEX_VERSION = 3007000;
+const IS_INIT_AT = 12;
 
-interface Counts {
+export interface Counts {
   version: number;
   changes: number;
+}
+
+/**
+ * One descriptor per `-shm` file in this process, shared by its cores, and closed only once the
+ * last of them has closed its database: closing any descriptor of a file drops every POSIX lock
+ * the process holds on it, SQLite's locks on the `-shm` included, for every connection of this
+ * process to that database.
+ */
+const descriptors = new Map<string, { fd: number; users: number }>();
+
+function openShm(file: string): string {
+  // SQLite keeps the `-shm` beside the real file when the path is a symbolic link.
+  const shm = `${realpathSync(file)}-shm`;
+  const known = descriptors.get(shm);
+  if (known) known.users += 1;
+  else descriptors.set(shm, { fd: openSync(shm, 'r'), users: 1 });
+  return shm;
+}
+
+function closeShm(shm: string): void {
+  const known = descriptors.get(shm);
+  if (!known || --known.users > 0) return;
+  descriptors.delete(shm);
+  closeSync(known.fd);
+}
+
+/** Whether the header is one SQLite wrote: the right size, version and initialised flag. */
+function validHeader(fd: number): boolean {
+  const header = Buffer.alloc(HEADER_BYTES);
+  const read = readSync(fd, header, 0, HEADER_BYTES, 0);
+  return read === HEADER_BYTES && header.readUInt32LE(0) === WAL_INDEX_VERSION && header[IS_INIT_AT] === 1;
 }
 
 /**
@@ -19,28 +53,39 @@ interface Counts {
  * into every process that has the database open and rewrites with every commit (its `iChange`
  * counts transactions, its `mxFrame` and salts move with the WAL): one `pread`. Any statement
  * outside a transaction costs two `fcntl` calls for the read lock, and under load those two
- * calls cost more than the whole cached answer. Where there is no `-shm` (`:memory:`, a journal
- * mode other than WAL), one statement does it: `PRAGMA data_version` moves with every commit of
- * another connection and `total_changes()` with every row this one writes.
+ * calls cost more than the whole cached answer. Where there is no `-shm` to read (`:memory:`, a
+ * journal mode other than WAL), or where reading it is not promised to see the mapped memory
+ * (Windows documents no coherence between ReadFile and a mapped view), one statement does it:
+ * `PRAGMA data_version` moves with every commit of another connection and `total_changes()` with
+ * every row this one writes (the statement `changesStatement` below).
  */
 export class CommitStamp {
   private readonly counts: () => Counts;
   private fd: number | undefined;
+  private shm: string | undefined;
   private readonly header = Buffer.alloc(HEADER_BYTES);
   private readonly seen = Buffer.alloc(HEADER_BYTES);
   private generation = 0;
 
   constructor(db: Database, file: string) {
-    const counts = db.prepare<[], Counts>('SELECT data_version AS version, total_changes() AS changes FROM pragma_data_version');
+    const counts = changesStatement(db);
     this.counts = () => counts.get() ?? { version: 0, changes: 0 };
     const wal = file !== ':memory:' && file !== '' && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
-    if (wal) {
-      try {
-        this.fd = openSync(`${file}-shm`, 'r');
-      } catch {
-        this.fd = undefined;
-      }
+    if (!wal || process.platform === 'win32') return;
+    try {
+      this.shm = openShm(file);
+      const fd = descriptors.get(this.shm)!.fd;
+      if (validHeader(fd)) this.fd = fd;
+    } catch {
+      this.fd = undefined;
     }
+  }
+
+  /** After the database is closed (see `descriptors`). */
+  close(): void {
+    if (this.shm !== undefined) closeShm(this.shm);
+    this.shm = undefined;
+    this.fd = undefined;
   }
 
   /** Where the stamp comes from: the `-shm` file's header, or a statement. */
@@ -49,10 +94,7 @@ export class CommitStamp {
   }
 
   read(): string {
-    if (this.fd === undefined) {
-      const { version, changes } = this.counts();
-      return `${version}.${changes}`;
-    }
+    if (this.fd === undefined) return countsStamp(this.counts());
     readSync(this.fd, this.header, 0, HEADER_BYTES, 0);
     if (!this.header.equals(this.seen)) {
       this.header.copy(this.seen);
@@ -60,9 +102,11 @@ export class CommitStamp {
     }
     return String(this.generation);
   }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-  }
 }
+
+/** Commits of other connections and rows written by this one, in one statement. */
+export function changesStatement(db: Database): Statement<[], Counts> {
+  return db.prepare<[], Counts>('SELECT data_version AS version, total_changes() AS changes FROM pragma_data_version');
+}
+
+export const countsStamp = ({ version, changes }: Counts): string => `${version}.${changes}`;

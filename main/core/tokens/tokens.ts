@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
-import type { CommitStamp } from '../store/commit-stamp.js';
+import { changesStatement, countsStamp, type CommitStamp, type Counts } from '../store/commit-stamp.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 
 export type Role = 'admin' | 'member';
@@ -71,8 +71,8 @@ export class Tokens {
   private readonly liveStmt: Statement<[Buffer], Pick<TokenRow, 'revoked_at'>>;
   private readonly cache = new Map<string, CachedToken>();
   private seenStamp = '';
-  private seenVersion = -1;
-  private readonly dataVersion: Statement<[], number>;
+  private seenCounts = '';
+  private readonly changes: Statement<[], Counts>;
 
   constructor(
     private readonly db: Database,
@@ -89,7 +89,7 @@ export class Tokens {
     this.revokeOfMemberExcept = db.prepare(
       'UPDATE tokens SET revoked_at = ? WHERE member_id = ? AND hash <> ? AND revoked_at IS NULL',
     );
-    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.changes = changesStatement(db);
     this.liveStmt = db.prepare('SELECT revoked_at FROM tokens WHERE hash = ?');
     this.revokeAdminOf = db.prepare(
       "UPDATE tokens SET revoked_at = ? WHERE client_id = ? AND role = 'admin' AND revoked_at IS NULL",
@@ -122,19 +122,20 @@ export class Tokens {
    * Token rows with their hash, cached by the token as the request gives it: every authenticated
    * request needs one, and a hit then costs no SHA-256 (hashing was the dearest part of a cached
    * lookup). The cache lives in this process only; the database still holds hashes only. Rows
-   * change only by revocation: revocations in this process drop the cache, and so does a commit
-   * by another process (the CLI rotating a token), told by `PRAGMA data_version` or the commit
-   * stamp (store/commit-stamp.ts), which also moves with this process's commits: after a group
-   * commit, the next lookup of each token costs one SHA-256 and one SELECT.
+   * change only by revocation or deletion: revocations in this process drop the cache, and so does
+   * any commit, by this process or another (the CLI rotating a token), told by the commit stamp
+   * or its statement (store/commit-stamp.ts): after a group commit, the next lookup of each token
+   * costs one SHA-256 and one SELECT.
    */
   private dropIfCommitted(): void {
-    // In a read's transaction, PRAGMA data_version rides on the read lock the transaction takes
-    // anyway; outside one (a write's token check) the commit stamp's pread costs less than taking
-    // that lock. Each tells of any commit since its own last reading, so either catches one.
+    // In a read's transaction, a statement rides on the read lock the transaction takes anyway;
+    // outside one (a write's token check) the commit stamp's pread costs less than taking that
+    // lock. Each tells of any commit since its own last reading, this process's too (a sync that
+    // deletes a member deletes its tokens without a revocation), so either catches one.
     if (this.db.inTransaction) {
-      const version = this.dataVersion.get() ?? 0;
-      if (version === this.seenVersion) return;
-      this.seenVersion = version;
+      const counts = countsStamp(this.changes.get() ?? { version: 0, changes: 0 });
+      if (counts === this.seenCounts) return;
+      this.seenCounts = counts;
     } else {
       const stamp = this.stamp.read();
       if (stamp === this.seenStamp) return;
