@@ -22,11 +22,11 @@ interface Remembered {
  * The replies of repeatable reads (operations marked `repeatable` in shared/api/operations.ts) by
  * the request's exact URL, valid until anything at all is committed to the database by any
  * process (core.commitStamp) or the asking token expires. A device that shows a POI asks for it
- * again and again; a hit then costs one statement and a map lookup instead of parsing, the token
+ * again and again; a hit then costs one `pread` and a map lookup instead of parsing, the token
  * check, the input's validation, the reads and the serialization.
  *
  * The token needs no check on a hit: a reply is only remembered after the token passed, and a
- * token changes only by being revoked, which is a commit. The URL carries the token, so the memo
+ * token changes only by being revoked or deleted, each a commit. The URL carries the token, so the memo
  * holds tokens in clear, in this process's memory only, as the token cache does (tokens.ts).
  * Finer-grained freshness (a write to another POI) is the core's reply cache's, underneath.
  */

@@ -8,7 +8,8 @@ import type { Core } from '../core/service.js';
 import type { ParsedBody } from './body-parsers.js';
 import { jsonEntries, registerBodyParsers } from './body-parsers.js';
 import { defaultConnectionLimits, guardConnections, type ConnectionLimits } from './connection-guard.js';
-import { WireParams, parseUrlEncoded } from './params.js';
+import { WireParams, parseUrlEncoded, type Entries } from './params.js';
+import type { ReplyHeader } from '../core/api/handlers.js';
 import { mountConsole, type ConsoleOptions } from './console-routes.js';
 import { mountApiDescription } from './api-description.js';
 import { ApiRunner, resolveOperation, type Resolved } from './api-runner.js';
@@ -49,6 +50,7 @@ export interface ApiServerEvents {
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
+const pathOf = (url: string): string => url.split('?', 1)[0]!;
 
 function sendError(reply: FastifyReply, body: ErrorBody, retryAfter?: number): void {
   if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
@@ -178,7 +180,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       let body = errorBody('NOT_FOUND', 'no such operation');
       if (this.options.api !== false) {
         try {
-          resolveOperation(request.method, (request.raw.url ?? '/').split('?')[0]!);
+          resolveOperation(request.method, pathOf(request.raw.url ?? '/'));
         } catch (error) {
           if (error instanceof ServiceError) body = error.toBody();
         }
@@ -192,12 +194,13 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (this.options.console) await mountConsole(app, this.options.console);
     if (this.options.api === false) return app;
     await mountApiDescription(app);
+    // What answerDirectly left: bodies, HEAD, and paths that are no operation's.
     app.all('*', async (request, reply) => {
       const url = request.raw.url ?? '/';
       const body = request.body as ParsedBody | undefined;
-      // All a GET without a body asks is in its URL: the key of a repeatable read's memo.
-      const memoKey = request.method === 'GET' && body === undefined ? url : undefined;
-      const answer = this.answer(request.method, url, body, request.ip, reply, memoKey);
+      const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
+      const operation = resolveOperation(request.method, pathOf(url));
+      const answer = this.answer(operation, url, entries, request.ip, (name, value) => void reply.header(name, value));
       if (!(answer instanceof JsonText)) return answer;
       void reply.type(JSON_TYPE);
       return answer.text;
@@ -206,7 +209,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   }
 
   private log(method: string, url: string, status: number, ms: number): void {
-    this.emit('request', { method, path: url.split('?')[0] ?? '', status, ms });
+    this.emit('request', { method, path: pathOf(url), status, ms });
   }
 
   /**
@@ -243,15 +246,14 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
         send(200, remembered);
         return true;
       }
-      const q = url.indexOf('?');
       let operation: Resolved;
       try {
-        operation = resolveOperation('GET', q === -1 ? url : url.slice(0, q));
+        operation = resolveOperation('GET', pathOf(url));
       } catch {
         return false;
       }
-      const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)));
-      const answer = this.runner.run(operation, params, request.socket.remoteAddress ?? '', (name, value) => response.setHeader(name, value), url);
+      // All a GET without a body asks is in its URL: the key of a repeatable read's memo.
+      const answer = this.answer(operation, url, [], request.socket.remoteAddress ?? '', (name, value) => response.setHeader(name, value), url);
       if (answer instanceof Promise) answer.then(succeed).catch(fail).catch((error: unknown) => this.report(error));
       else succeed(answer);
     } catch (error) {
@@ -260,12 +262,11 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     return true;
   }
 
-  private answer(method: string, url: string, body: ParsedBody | undefined, origin: string, reply: FastifyReply, memoKey: string | undefined): unknown {
+  /** The operation's answer to the URL's query and the body's entries; `memoKey` where the memo may keep it. */
+  private answer(operation: Resolved, url: string, entries: Entries, origin: string, header: ReplyHeader, memoKey?: string): unknown {
     const q = url.indexOf('?');
-    const operation = resolveOperation(method, q === -1 ? url : url.slice(0, q));
-    const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
     const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), entries);
-    return this.runner.run(operation, params, origin, (name, value) => void reply.header(name, value), memoKey);
+    return this.runner.run(operation, params, origin, header, memoKey);
   }
 
   /** Listens; rejects (and emits `error`) when the port is taken or the address is not ours. */

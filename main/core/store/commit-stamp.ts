@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 
 /** The first copy of the WAL-index header (https://www.sqlite.org/walformat.html, section 2.2). */
 const HEADER_BYTES = 48;
@@ -7,7 +7,7 @@ const HEADER_BYTES = 48;
 const WAL_INDEX_VERSION = 3007000;
 const IS_INIT_AT = 12;
 
-export interface Counts {
+interface Counts {
   version: number;
   changes: number;
 }
@@ -20,13 +20,13 @@ export interface Counts {
  */
 const descriptors = new Map<string, { fd: number; users: number }>();
 
-function openShm(file: string): string {
+function openShm(file: string): { shm: string; fd: number } {
   // SQLite keeps the `-shm` beside the real file when the path is a symbolic link.
   const shm = `${realpathSync(file)}-shm`;
-  const known = descriptors.get(shm);
-  if (known) known.users += 1;
-  else descriptors.set(shm, { fd: openSync(shm, 'r'), users: 1 });
-  return shm;
+  const known = descriptors.get(shm) ?? { fd: openSync(shm, 'r'), users: 0 };
+  known.users += 1;
+  descriptors.set(shm, known);
+  return { shm, fd: known.fd };
 }
 
 function closeShm(shm: string): void {
@@ -57,7 +57,7 @@ function validHeader(fd: number): boolean {
  * journal mode other than WAL), or where reading it is not promised to see the mapped memory
  * (Windows documents no coherence between ReadFile and a mapped view), one statement does it:
  * `PRAGMA data_version` moves with every commit of another connection and `total_changes()` with
- * every row this one writes (the statement `changesStatement` below).
+ * every row this one writes (`counted`).
  */
 export class CommitStamp {
   private readonly counts: () => Counts;
@@ -68,17 +68,26 @@ export class CommitStamp {
   private generation = 0;
 
   constructor(db: Database, file: string) {
-    const counts = changesStatement(db);
+    const counts = db.prepare<[], Counts>('SELECT data_version AS version, total_changes() AS changes FROM pragma_data_version');
     this.counts = () => counts.get() ?? { version: 0, changes: 0 };
     const wal = file !== ':memory:' && file !== '' && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
     if (!wal || process.platform === 'win32') return;
     try {
-      this.shm = openShm(file);
-      const fd = descriptors.get(this.shm)!.fd;
+      const { shm, fd } = openShm(file);
+      this.shm = shm;
       if (validHeader(fd)) this.fd = fd;
     } catch {
       this.fd = undefined;
     }
+  }
+
+  /**
+   * The same from the statement alone, whatever the source of `read`: inside a transaction it
+   * rides on the read lock the transaction holds anyway (the token cache's check in a read).
+   */
+  counted(): string {
+    const { version, changes } = this.counts();
+    return `${version}.${changes}`;
   }
 
   /** After the database is closed (see `descriptors`). */
@@ -94,7 +103,7 @@ export class CommitStamp {
   }
 
   read(): string {
-    if (this.fd === undefined) return countsStamp(this.counts());
+    if (this.fd === undefined) return this.counted();
     readSync(this.fd, this.header, 0, HEADER_BYTES, 0);
     if (!this.header.equals(this.seen)) {
       this.header.copy(this.seen);
@@ -103,10 +112,3 @@ export class CommitStamp {
     return String(this.generation);
   }
 }
-
-/** Commits of other connections and rows written by this one, in one statement. */
-export function changesStatement(db: Database): Statement<[], Counts> {
-  return db.prepare<[], Counts>('SELECT data_version AS version, total_changes() AS changes FROM pragma_data_version');
-}
-
-export const countsStamp = ({ version, changes }: Counts): string => `${version}.${changes}`;

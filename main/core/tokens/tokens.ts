@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
-import { changesStatement, countsStamp, type CommitStamp, type Counts } from '../store/commit-stamp.js';
+import type { CommitStamp } from '../store/commit-stamp.js';
 import { CONSOLE, type Actor, type WritePath } from '../store/write-path.js';
 
 export type Role = 'admin' | 'member';
@@ -72,13 +72,12 @@ export class Tokens {
   private readonly cache = new Map<string, CachedToken>();
   private seenStamp = '';
   private seenCounts = '';
-  private readonly changes: Statement<[], Counts>;
 
   constructor(
     private readonly db: Database,
     private readonly writes: WritePath,
     private readonly clock: Clock,
-    private readonly stamp: Pick<CommitStamp, 'read'>,
+    private readonly stamp: Pick<CommitStamp, 'read' | 'counted'>,
   ) {
     this.insert = db.prepare(
       'INSERT INTO tokens (hash, client_id, member_id, role, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -89,7 +88,6 @@ export class Tokens {
     this.revokeOfMemberExcept = db.prepare(
       'UPDATE tokens SET revoked_at = ? WHERE member_id = ? AND hash <> ? AND revoked_at IS NULL',
     );
-    this.changes = changesStatement(db);
     this.liveStmt = db.prepare('SELECT revoked_at FROM tokens WHERE hash = ?');
     this.revokeAdminOf = db.prepare(
       "UPDATE tokens SET revoked_at = ? WHERE client_id = ? AND role = 'admin' AND revoked_at IS NULL",
@@ -133,7 +131,7 @@ export class Tokens {
     // lock. Each tells of any commit since its own last reading, this process's too (a sync that
     // deletes a member deletes its tokens without a revocation), so either catches one.
     if (this.db.inTransaction) {
-      const counts = countsStamp(this.changes.get() ?? { version: 0, changes: 0 });
+      const counts = this.stamp.counted();
       if (counts === this.seenCounts) return;
       this.seenCounts = counts;
     } else {
