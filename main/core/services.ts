@@ -135,7 +135,6 @@ export function openServices(options: CoreOptions): Services {
     // data_version, which the restore's own connection moves.
     forget: () => {
       watch.forget();
-      store.forgetClientKeys();
       replyCache.clear();
     },
   });

@@ -207,6 +207,54 @@ describe('restore', () => {
     }
   });
 
+  it('another core on the file (as another process would) answers for the restored clients, whose rowids differ, not the ones it knew', async () => {
+    const { core, dir, file, clock } = fileCore();
+    const a = await seed(core, 'a');
+    const b = await seed(core, 'b');
+    // One more for b: a view counting b's cells for a's would show 6.
+    await op(core, 'pois.add', { clientId: b.clientId, fields: { lat: 40.02, lng: -3.7, name: 'only b', categories: [7] } });
+    const otherProcess = openCore({ file, clock });
+    cores.push(otherProcess);
+    // A backup from another computer: the same clients, created in the other order. The R*Tree
+    // and the map's cells know a client by its rowid, so they follow.
+    const swapped = join(dir, 'swapped.sqlite');
+    await core.backups.create('manual', swapped);
+    const raw = openDatabase(swapped);
+    const rowidOf = (client: string): number => raw.prepare<[string], number>('SELECT rowid FROM clients WHERE id = ?').pluck().get(client)!;
+    const [ra, rb] = [rowidOf(a.clientId), rowidOf(b.clientId)];
+    const swap = (table: string, column: string): void => {
+      raw.prepare(`UPDATE ${table} SET ${column} = -${column} WHERE ${column} IN (?, ?)`).run(ra, rb);
+      raw.prepare(`UPDATE ${table} SET ${column} = CASE ${column} WHEN -? THEN ? ELSE ? END WHERE ${column} < 0`).run(ra, rb, ra);
+    };
+    swap('clients', 'rowid');
+    swap('map_cells', 'client');
+    // As migration 006 keys them: the client's rowid ± 0.25.
+    raw.exec(`UPDATE pois_rtree SET min_client = k - 0.25, max_client = k + 0.25
+      FROM (SELECT p.id AS poi, c.rowid AS k FROM pois p JOIN clients c ON c.id = p.client_id) WHERE poi = pois_rtree.id`);
+    raw.close();
+    const ids = (client: string) =>
+      core.db.prepare<[string], number>('SELECT id FROM pois WHERE client_id = ? ORDER BY id').pluck().all(client);
+    const aIds = ids(a.clientId);
+    expect(aIds).toHaveLength(5);
+    const view = { clientId: a.clientId, south: -90, north: 90, west: -180, east: 180 };
+    const near = { lat: 40, lng: -3.7, radius: 100_000, total: 50 };
+    // The other process has asked about client a before the restore.
+    expect((await op(otherProcess, 'pois.map', { ...view, zoom: 3 })).total).toBe(5);
+    expect(otherProcess.queries.near(a.clientId, near).map((p) => p.id).sort((x, y) => x - y)).toEqual(aIds);
+
+    await core.backups.restore(swapped);
+
+    for (const who of [core, otherProcess]) {
+      // Clustered from the map's cells, one at a time from the R*Tree, and the nearest: a's POIs, never b's.
+      const clustered = await op(who, 'pois.map', { ...view, zoom: 3 });
+      expect(clustered.total).toBe(5);
+      const single = await op(who, 'pois.map', { ...view, south: 39.9, north: 40.1, west: -3.8, east: -3.6, zoom: 18 });
+      expect(single.points.map((p) => p.poi).sort((x, y) => x! - y!)).toEqual(aIds);
+      expect(who.queries.near(a.clientId, near).map((p) => p.id).sort((x, y) => x - y)).toEqual(aIds);
+    }
+    expect(ids(b.clientId)).toHaveLength(6);
+  });
+
   it('restores a file the CLI names (written with --out, which refuses to overwrite)', async () => {
     const { core, dir, file } = fileCore();
     await seed(core, 'a');

@@ -60,8 +60,15 @@ export interface Cell {
   sum_id: number;
 }
 
+/**
+ * The client's key in the R*Tree and the map's cells: its rowid (migrations 006 and 013), looked
+ * up by each statement rather than kept: another process's restore may bring a file whose
+ * clients have other rowids, and nothing would tell this one to forget them. The lookup is one
+ * seek in the clients' key, and SQLite still gives the R*Tree the value as a constraint.
+ */
+export const CLIENT_KEY = '(SELECT rowid FROM clients WHERE id = ?)';
 /** Overlap tests: the R*Tree rounds its float32 boxes outwards; callers filter exactly. */
-const IN_TREE = 'r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ? AND r.max_client >= ?';
+const IN_TREE = `r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ${CLIENT_KEY} AND r.max_client >= ${CLIENT_KEY}`;
 const IN_BOX = 'lat BETWEEN ? AND ? AND lng BETWEEN ? AND ?';
 const boxArgs = (box: Box): number[] => [box.south, box.north, box.west, box.east];
 
@@ -112,8 +119,6 @@ export class PoiStore {
   private readonly byIds: Statement<[string, string], PoiRow>;
   private readonly namesOf: Statement<[string, string], { id: number; name: string }>;
   private readonly markersInBox: Statement<unknown[], Marker>;
-  private readonly clientKeyStmt: Statement<[string], number>;
-  private readonly clientKeys = new Map<string, number>();
   private readonly whereCache = new Map<string, Statement>();
 
   constructor(private readonly db: Database) {
@@ -135,12 +140,11 @@ export class PoiStore {
     this.positionsOf = db.prepare('SELECT id, lat, lng FROM pois WHERE +client_id = ? AND id IN (SELECT value FROM json_each(?))');
     this.entries = db
       .prepare<unknown[], number>(
-        'SELECT count(*) FROM (SELECT 1 FROM pois_rtree r WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND r.min_client <= ? AND r.max_client >= ? LIMIT ?)',
+        `SELECT count(*) FROM (SELECT 1 FROM pois_rtree r WHERE ${IN_TREE} LIMIT ?)`,
       )
       .pluck();
     // Two subqueries: each of min() and max() alone is one seek in pois_by_client; together, a scan.
     this.span = db.prepare('SELECT (SELECT min(id) FROM pois WHERE client_id = @client) AS first, (SELECT max(id) FROM pois WHERE client_id = @client) AS last');
-    this.clientKeyStmt = db.prepare<[string], number>('SELECT rowid FROM clients WHERE id = ?').pluck();
     this.linksTo = db
       .prepare<[string, number], number>(
         'SELECT count(*) FROM (SELECT 1 FROM poi_categories WHERE category_id IN (SELECT value FROM json_each(?)) LIMIT ?)',
@@ -188,30 +192,14 @@ export class PoiStore {
     return ids.map((id) => byId.get(id)).filter((r): r is PoiRow => r !== undefined);
   }
 
-  /** After a restore: the restored file's rowids may be another's (a backup of another computer). */
-  forgetClientKeys(): void {
-    this.clientKeys.clear();
-  }
-
   /** The names of these POIs of the client, by id: what the duplicate check compares, without whole rows. */
   names(clientId: string, ids: readonly number[]): Map<number, string> {
     if (ids.length === 0) return new Map();
     return new Map(this.namesOf.all(JSON.stringify(ids), clientId).map((r) => [r.id, r.name]));
   }
 
-  /** The client's key in the R*Tree and the map's cells: its rowid, which never changes; -1 for no such client. */
-  clientKey(clientId: string): number {
-    let key = this.clientKeys.get(clientId);
-    if (key === undefined) {
-      key = this.clientKeyStmt.get(clientId) ?? -1;
-      if (key !== -1) this.clientKeys.set(clientId, key);
-    }
-    return key;
-  }
-
   private treeArgs(clientId: string, box: Box): unknown[] {
-    const key = this.clientKey(clientId);
-    return [box.south, box.north, box.west, box.east, key, key];
+    return [box.south, box.north, box.west, box.east, clientId, clientId];
   }
 
   /**
