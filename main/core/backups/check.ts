@@ -55,6 +55,8 @@ export function prepareCandidate(copy: string, live: Database, nativeBinding: st
     const pageSize = live.pragma('page_size', { simple: true });
     if (db.pragma('page_size', { simple: true }) !== pageSize) {
       db.pragma(`page_size = ${Number(pageSize)}`);
+      // VACUUM keeps the rowids of tables with an index (clients has its key's), which the R*Tree
+      // and the map's cells key clients by; it would renumber a table with none.
       db.exec('VACUUM');
     }
   } catch (error) {
