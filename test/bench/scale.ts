@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
@@ -38,6 +39,8 @@ export interface ScaleBenchResult {
   viewAfterWrite: Sequential;
   nearDense: Sequential;
   nearSparse: Sequential;
+  /** MiB of the database file in the OS page cache just before the near queries; null without fincore. */
+  cachedMiB: number | null;
   /** get_where with a text that no POI holds: the whole client read, in slices (sliced-scan.ts). */
   search: Sequential;
   /** The serving child after every view and query above. */
@@ -54,6 +57,13 @@ export interface ScaleBenchOptions {
   dir: string;
   seconds: number;
   log: (line: string) => void;
+}
+
+/** How much of a file the OS page cache holds (util-linux's fincore); null where it cannot tell. */
+function residentMiB(file: string): number | null {
+  const run = spawnSync('fincore', ['--bytes', '--noheadings', '--output', 'RES', file], { encoding: 'utf8' });
+  const bytes = Number(run.stdout?.trim());
+  return run.status === 0 && Number.isFinite(bytes) ? bytes / 2 ** 20 : null;
 }
 
 const sequential = (samples: number[]): Sequential => {
@@ -174,6 +184,9 @@ export async function benchScale(count: number, o: ScaleBenchOptions): Promise<S
       }
       return sequential(samples);
     };
+    // A near query reads about 120 pages of the file; from the disk they cost 5-10x more than from
+    // the page cache, so the figures mean little without knowing how much of the file was held.
+    const cachedMiB = residentMiB(file);
     const nearDense = await near(dense);
     const nearSparse = await near(sparse);
     o.log(`scale: get_near r=1 km total<=100 dense p50 ${nearDense.p50.toFixed(2)} ms, sparse p50 ${nearSparse.p50.toFixed(2)} ms`);
@@ -210,6 +223,7 @@ export async function benchScale(count: number, o: ScaleBenchOptions): Promise<S
       viewAfterWrite,
       nearDense,
       nearSparse,
+      cachedMiB,
       search,
       afterViews,
       getAlone,
