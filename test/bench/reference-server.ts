@@ -48,6 +48,7 @@ interface PoiRow {
   description: string | null;
   lat: number;
   lng: number;
+  category_ids: string;
   elevation: number | null;
   accuracy: number | null;
   vaccuracy: number | null;
@@ -66,9 +67,6 @@ const tokenByHash = db.prepare<[Buffer], TokenRow>('SELECT client_id, member_id,
 const revokedAt = db.prepare<[Buffer], { revoked_at: number | null }>('SELECT revoked_at FROM tokens WHERE hash = ?');
 const poiById = db.prepare<[string, number], PoiRow>(
   'SELECT id, uuid, client_id, name, description, lat, lng, elevation, accuracy, vaccuracy, address, cross_street, city, country, postal_code, phone, twitter, category_ids, created_by, registered_at, updated_at FROM pois WHERE client_id = ? AND id = ?',
-);
-const categoriesOf = db.prepare<[number], CategoryRow>(
-  'SELECT pc.poi_id, c.id, c.client_id, c.description, c.deleted_at FROM poi_categories pc JOIN categories c ON c.id = pc.category_id WHERE pc.poi_id = ? ORDER BY c.id',
 );
 const warningsOf = db.prepare<[number], { type: string; n: number }>('SELECT poi_id, type, count(*) AS n FROM warnings WHERE poi_id = ? GROUP BY poi_id, type');
 const categoryById = db.prepare<[number], CategoryRow>('SELECT id, client_id, description, deleted_at FROM categories WHERE id = ?');
@@ -132,7 +130,9 @@ function get(params: URLSearchParams): unknown {
     if (!poi) throw new Refusal(404, 'EXCEPTION_NOT_FOUND');
     const warnings: Record<string, number> = {};
     for (const w of warningsOf.all(id)) warnings[w.type] = w.n;
-    return reply(poi, categoriesOf.all(id), warnings);
+    // As the service: the categories named by the row's own list.
+    const categories = (JSON.parse(poi.category_ids) as number[]).map((c) => categoryById.get(c)).filter((c): c is CategoryRow => c !== undefined);
+    return reply(poi, categories, warnings);
   });
 }
 

@@ -154,7 +154,8 @@ export class PoiStore {
       `SELECT DISTINCT p.id, p.lat, p.lng FROM poi_categories pc CROSS JOIN pois p ON p.id = pc.poi_id
        WHERE pc.category_id IN (SELECT value FROM json_each(?)) AND p.client_id = ?`,
     );
-    this.byIds = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id IN (SELECT value FROM json_each(?))`);
+    // By rowid, as positionsOf: through the client's index, each id would be a page of that index too.
+    this.byIds = db.prepare(`SELECT ${POI_COLUMNS} FROM pois WHERE +client_id = ? AND id IN (SELECT value FROM json_each(?))`);
     // Driven from the list of ids (CROSS JOIN), each a primary-key lookup.
     this.namesOf = db.prepare('SELECT p.id, p.name FROM json_each(?) j CROSS JOIN pois p ON p.id = j.value WHERE p.client_id = ?');
     this.markersInBox = db.prepare(

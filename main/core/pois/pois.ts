@@ -148,11 +148,10 @@ export class Pois {
     return this.replies([row])[0]!;
   }
 
-  /** Full replies for many rows with two extra queries, not two per POI. */
+  /** Full replies for many rows: their categories from the rows themselves, their warnings in one query. */
   replies(rows: readonly PoiRow[]): PoiReply[] {
-    const ids = rows.map((r) => r.id);
-    const categories = this.categories.forPois(ids);
-    const warnings = this.warnings.counts(ids);
-    return rows.map((r) => poiReply(r, categories.get(r.id) ?? [], warnings.get(r.id) ?? NO_WARNINGS));
+    const categories = this.categories.forLists(rows.map((r) => r.category_ids));
+    const warnings = this.warnings.counts(rows.map((r) => r.id));
+    return rows.map((r, i) => poiReply(r, categories[i]!, warnings.get(r.id) ?? NO_WARNINGS));
   }
 }
