@@ -52,6 +52,14 @@ async function seed(core: OpenCore, tag: string): Promise<{ clientId: string; ad
   return { clientId: client.client_id, admin: client.admin_token, poi };
 }
 
+/** Clients a and b seeded alike, b with one POI more: a view counting b's POIs for a's shows 6, not 5. */
+async function twoClients(core: OpenCore): Promise<{ a: { clientId: string }; b: { clientId: string } }> {
+  const a = await seed(core, 'a');
+  const b = await seed(core, 'b');
+  await op(core, 'pois.add', { clientId: b.clientId, fields: { lat: 40.02, lng: -3.7, name: 'only b', categories: [7] } });
+  return { a, b };
+}
+
 describe('backups of the live database', () => {
   it('takes a private backup (0600, folder 0700) named with its UTC time, listed newest first with date and size', async () => {
     const { core, dir, clock } = fileCore();
@@ -209,10 +217,7 @@ describe('restore', () => {
 
   it('another core on the file (as another process would) answers for the restored clients, whose rowids differ, not the ones it knew', async () => {
     const { core, dir, file, clock } = fileCore();
-    const a = await seed(core, 'a');
-    const b = await seed(core, 'b');
-    // One more for b: a view counting b's cells for a's would show 6.
-    await op(core, 'pois.add', { clientId: b.clientId, fields: { lat: 40.02, lng: -3.7, name: 'only b', categories: [7] } });
+    const { a, b } = await twoClients(core);
     const otherProcess = openCore({ file, clock });
     cores.push(otherProcess);
     // A backup from another computer: the same clients, created in the other order. The R*Tree
@@ -238,9 +243,10 @@ describe('restore', () => {
     expect(aIds).toHaveLength(5);
     const view = { clientId: a.clientId, south: -90, north: 90, west: -180, east: 180 };
     const near = { lat: 40, lng: -3.7, radius: 100_000, total: 50 };
+    const nearIds = (who: OpenCore): number[] => who.queries.near(a.clientId, near).map((p) => p.id).sort((x, y) => x - y);
     // The other process has asked about client a before the restore.
     expect((await op(otherProcess, 'pois.map', { ...view, zoom: 3 })).total).toBe(5);
-    expect(otherProcess.queries.near(a.clientId, near).map((p) => p.id).sort((x, y) => x - y)).toEqual(aIds);
+    expect(nearIds(otherProcess)).toEqual(aIds);
 
     await core.backups.restore(swapped);
 
@@ -250,16 +256,14 @@ describe('restore', () => {
       expect(clustered.total).toBe(5);
       const single = await op(who, 'pois.map', { ...view, south: 39.9, north: 40.1, west: -3.8, east: -3.6, zoom: 18 });
       expect(single.points.map((p) => p.poi).sort((x, y) => x! - y!)).toEqual(aIds);
-      expect(who.queries.near(a.clientId, near).map((p) => p.id).sort((x, y) => x - y)).toEqual(aIds);
+      expect(nearIds(who)).toEqual(aIds);
     }
     expect(ids(b.clientId)).toHaveLength(6);
   });
 
   it('restores a backup of another page size, converted first, with its clients keyed as before', async () => {
     const { core, dir, file } = fileCore();
-    const a = await seed(core, 'a');
-    const b = await seed(core, 'b');
-    await op(core, 'pois.add', { clientId: b.clientId, fields: { lat: 40.02, lng: -3.7, name: 'only b', categories: [7] } });
+    const { a, b } = await twoClients(core);
     const other = join(dir, 'other-page-size.sqlite');
     await core.backups.create('manual', other);
     const raw = new BetterSqlite3(other);

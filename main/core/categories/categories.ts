@@ -155,12 +155,8 @@ export class Categories {
    * 2,000,000: 84 of its 331 page reads).
    */
   forLists(lists: readonly string[]): CategoryReply[][] {
-    const known = new Map<number, CategoryReply | undefined>();
-    const reply = (id: number): CategoryReply | undefined => {
-      if (!known.has(id)) known.set(id, this.replies([id])[0]);
-      return known.get(id);
-    };
-    return lists.map((list) => (JSON.parse(list) as number[]).map(reply).filter((r): r is CategoryReply => r !== undefined));
+    const parsed = lists.map((list) => JSON.parse(list) as number[]);
+    const known = new Map(this.replies([...new Set(parsed.flat())]).map((c) => [c.Id, c]));
+    return parsed.map((ids) => ids.flatMap((id) => known.get(id) ?? []));
   }
-
 }
