@@ -53,13 +53,17 @@ const REFUSAL = (() => {
  * Keeps slow or idle connections from exhausting the listener: caps open connections in all and
  * per address, and times out requests whose headers or body come too slowly (Node's own checks,
  * run every second), and connections that never send a byte (which Node never times out).
+ * Returns what closes those silent connections when the listener stops: Node's close waits for
+ * them (it closes only idle connections that have served a request), and browsers and fetch
+ * open them ahead of need.
  */
-export function guardConnections(server: Server, limits: ConnectionLimits): void {
+export function guardConnections(server: Server, limits: ConnectionLimits): () => void {
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   let open = 0;
   const perAddress = new Map<string, number>();
+  const sockets = new Set<Socket>();
   // First, so that a refused connection gets the refusal before Node's parser reads a byte.
   server.prependListener('connection', (socket: Socket) => {
     const key = addressKey(socket.remoteAddress ?? '');
@@ -72,15 +76,20 @@ export function guardConnections(server: Server, limits: ConnectionLimits): void
     }
     open += 1;
     perAddress.set(key, fromThere + 1);
+    sockets.add(socket);
     const silent = setTimeout(() => {
       if (socket.bytesRead === 0) socket.destroy();
     }, limits.headersTimeoutMs);
     socket.once('close', () => {
       clearTimeout(silent);
+      sockets.delete(socket);
       open -= 1;
       const left = (perAddress.get(key) ?? 1) - 1;
       if (left === 0) perAddress.delete(key);
       else perAddress.set(key, left);
     });
   });
+  return () => {
+    for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
+  };
 }

@@ -50,6 +50,8 @@ export interface ApiServerEvents {
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** nginx's status for a client that closed its connection before its answer: logged, never sent. */
+const CLIENT_CLOSED_REQUEST = 499;
 const pathOf = (url: string): string => url.split('?', 1)[0]!;
 
 function sendError(reply: FastifyReply, body: ErrorBody, retryAfter?: number): void {
@@ -91,6 +93,8 @@ function toErrorBody(error: unknown): { body: ErrorBody; retryAfter?: number; in
 export class ApiServer extends EventEmitter<ApiServerEvents> {
   private app: FastifyInstance | undefined;
   private readonly runner: ApiRunner;
+  /** Closes the connections that never sent a byte (connection-guard.ts). */
+  private closeSilent = (): void => undefined;
 
   constructor(
     core: Core,
@@ -129,9 +133,15 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       serverFactory: (handler) => {
         // Node checks its header and request timeouts every connectionsCheckingInterval.
         const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: 1000 }, (request, response) => {
-          if (!this.answerDirectly(request, response)) handler(request, response);
+          if (this.answerDirectly(request, response)) return;
+          // Fastify calls no hook for a client that left after sending its whole request.
+          const arrived = performance.now();
+          response.once('close', () => {
+            if (!response.writableFinished) this.log(request.method ?? '', request.url ?? '/', CLIENT_CLOSED_REQUEST, performance.now() - arrived);
+          });
+          handler(request, response);
         });
-        guardConnections(server, { ...defaultConnectionLimits(), ...this.options.connections });
+        this.closeSilent = guardConnections(server, { ...defaultConnectionLimits(), ...this.options.connections });
         server.on('connect', (_req, socket: Duplex) => {
           const body = JSON.stringify(errorBody('METHOD_NOT_ALLOWED', 'CONNECT is not allowed'));
           socket.end(
@@ -191,6 +201,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       this.log(request.method, request.url, reply.statusCode, reply.elapsedTime);
       done();
     });
+
     if (this.options.console) await mountConsole(app, this.options.console);
     if (this.options.api === false) return app;
     await mountApiDescription(app);
@@ -227,6 +238,10 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (request.httpVersion === '1.1' && request.headers.host === undefined) return false;
     const started = performance.now();
     const send = (status: number, bytes: Buffer | string): void => {
+      if (request.socket.destroyed) {
+        this.log('GET', url, CLIENT_CLOSED_REQUEST, performance.now() - started);
+        return;
+      }
       response.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(bytes) });
       response.end(bytes);
       this.log('GET', url, status, performance.now() - started);
@@ -293,7 +308,9 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     const app = this.app;
     if (!app) return;
     this.app = undefined;
-    await app.close();
+    const closing = app.close();
+    this.closeSilent();
+    await closing;
     this.emit('closed');
   }
 }

@@ -118,3 +118,31 @@ describe('a member deleted while its request is in flight', () => {
     expect(server.core.db.prepare('SELECT count(*) FROM pois').pluck().get()).toBe(0);
   });
 });
+
+describe('a client that hangs up before its answer', () => {
+  it('is logged as 499 (client closed request), not as answered, on both request paths', async () => {
+    t = await startTestServer({ geocoder: slowGeocoder(150) });
+    const server = t;
+    const admin = server.core.clients.create({ name: 'Demo' }).admin_token;
+    const logged: string[] = [];
+    server.server.on('request', (r) => logged.push(`${r.method} ${r.path} ${r.status}`));
+    const add = { oauth_token: admin, lat: '40.4', lng: '-3.7', name: 'Left', categories: '1', geocode: 'true' };
+    // A GET without a body is answered before Fastify; a POST goes through it.
+    for (const method of ['GET', 'POST']) {
+      const hangUp = new AbortController();
+      const query = method === 'GET' ? `?${new URLSearchParams(add).toString()}` : '';
+      const sent = fetch(`${server.base}/1/pois/add.json${query}`, {
+        method,
+        signal: hangUp.signal,
+        ...(method === 'POST' ? { body: new URLSearchParams(add) } : {}),
+      }).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      hangUp.abort();
+      expect(await sent).toBeInstanceOf(Error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(logged.sort()).toEqual(['GET /1/pois/add.json 499', 'POST /1/pois/add.json 499']);
+    // What they asked was done all the same, as a write that arrived whole must be.
+    expect(server.core.db.prepare('SELECT count(*) FROM pois').pluck().get()).toBe(2);
+  });
+});

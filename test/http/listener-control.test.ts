@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInvoke } from '../../main/app/console.js';
 import type { Core } from '../../main/core/service.js';
@@ -134,5 +134,25 @@ describe('the listener control, over real ports', () => {
     expect(await control.configure({ enabled: false, port, scope: 'local' })).toMatchObject({ state: 'stopped', addresses: [] });
     expect(core.settings.listener().enabled).toBe(false);
     expect(await reach(port)).toBe('nothing');
+  });
+
+  it('switches off at once with connections open that never sent a byte (a browser opens them ahead of need)', async () => {
+    const port = await freePort();
+    await control.configure({ enabled: true, port, scope: 'local' });
+    const silent = await Promise.all(
+      [1, 2, 3].map(
+        () =>
+          new Promise<Socket>((resolve) => {
+            const socket = connect(port, '127.0.0.1', () => resolve(socket));
+            socket.on('error', () => undefined);
+          }),
+      ),
+    );
+    const closed = silent.map((socket) => new Promise((resolve) => socket.once('close', resolve)));
+    const started = performance.now();
+    await control.configure({ enabled: false, port, scope: 'local' });
+    // Node alone waits for them until its 10 s headers timeout.
+    expect(performance.now() - started).toBeLessThan(2000);
+    await Promise.all(closed);
   });
 });
