@@ -26,7 +26,7 @@ import { openDatabase, type Database } from './store/database.js';
 import { WritePath } from './store/write-path.js';
 import { CommitStamp } from './store/commit-stamp.js';
 import { HeavyLane } from './heavy-lane.js';
-import { SCAN_SLICE, type Slicing } from './pois/sliced-scan.js';
+import { REPLY_PIECE, SCAN_SLICE, type Slicing } from './pois/sliced-scan.js';
 import { Tokens } from './tokens/tokens.js';
 
 export interface CoreOptions {
@@ -45,6 +45,8 @@ export interface CoreOptions {
   replyCache?: boolean;
   /** Ids per slice of a text search, list or map (sliced-scan.ts); tests make it small to see slices on a few POIs. */
   scanSlice?: number;
+  /** POIs per piece of a long reply (sliced-scan.ts); tests make it small, as scanSlice. */
+  replyPiece?: number;
 }
 
 /**
@@ -118,7 +120,7 @@ export function openServices(options: CoreOptions): Services {
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder, replyCache);
   // One lane for the heavy work of every transport (heavy-lane.ts), and the slices that take turns in it.
   const slicing: Slicing = { size: options.scanSlice ?? SCAN_SLICE, lane: new HeavyLane() };
-  const queries = new PoiQueries(store, pois, slicing);
+  const queries = new PoiQueries(store, pois, slicing, { size: options.replyPiece ?? REPLY_PIECE, lane: slicing.lane });
   const changes = new ChangeLog(db);
   const readTx = db.transaction((work: () => unknown) => work());
   const settings = new SettingsStore(db, writes);

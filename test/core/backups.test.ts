@@ -243,10 +243,10 @@ describe('restore', () => {
     expect(aIds).toHaveLength(5);
     const view = { clientId: a.clientId, south: -90, north: 90, west: -180, east: 180 };
     const near = { lat: 40, lng: -3.7, radius: 100_000, total: 50 };
-    const nearIds = (who: OpenCore): number[] => who.queries.near(a.clientId, near).map((p) => p.id).sort((x, y) => x - y);
+    const nearIds = async (who: OpenCore): Promise<number[]> => (await who.queries.near(a.clientId, near)).map((p) => p.id).sort((x, y) => x - y);
     // The other process has asked about client a before the restore.
     expect((await op(otherProcess, 'pois.map', { ...view, zoom: 3 })).total).toBe(5);
-    expect(nearIds(otherProcess)).toEqual(aIds);
+    expect(await nearIds(otherProcess)).toEqual(aIds);
 
     await core.backups.restore(swapped);
 
@@ -256,7 +256,7 @@ describe('restore', () => {
       expect(clustered.total).toBe(5);
       const single = await op(who, 'pois.map', { ...view, south: 39.9, north: 40.1, west: -3.8, east: -3.6, zoom: 18 });
       expect(single.points.map((p) => p.poi).sort((x, y) => x! - y!)).toEqual(aIds);
-      expect(nearIds(who)).toEqual(aIds);
+      expect(await nearIds(who)).toEqual(aIds);
     }
     expect(ids(b.clientId)).toHaveLength(6);
   });
@@ -282,7 +282,7 @@ describe('restore', () => {
     const view = { south: -90, north: 90, west: -180, east: 180, zoom: 3 };
     expect((await op(core, 'pois.map', { clientId: a.clientId, ...view })).total).toBe(5);
     expect((await op(core, 'pois.map', { clientId: b.clientId, ...view })).total).toBe(6);
-    expect(core.queries.near(b.clientId, { lat: 40.02, lng: -3.7, radius: 10, total: 10 })).toHaveLength(2);
+    expect(await core.queries.near(b.clientId, { lat: 40.02, lng: -3.7, radius: 10, total: 10 })).toHaveLength(2);
   });
 
   it('restores a file the CLI names (written with --out, which refuses to overwrite)', async () => {

@@ -55,7 +55,7 @@ function bruteForce(placed: Placed[], q: { lat: number; lng: number; radius: num
 }
 
 describe('near', () => {
-  it('finds exactly the nearest POIs a brute-force sort finds, wherever the query and whatever the radius', () => {
+  it('finds exactly the nearest POIs a brute-force sort finds, wherever the query and whatever the radius', async () => {
     const { core, mine, placed } = world(3000);
     const rnd = prng(11);
     const queries = [
@@ -81,13 +81,13 @@ describe('near', () => {
       })),
     ];
     for (const q of queries) {
-      const got = core.queries.near(mine, q).map((p) => p.id);
+      const got = (await core.queries.near(mine, q)).map((p) => p.id);
       expect({ q, ids: got }).toEqual({ q, ids: bruteForce(placed, q) });
     }
     core.close();
   });
 
-  it('reads a bounded number of tree entries over a dense area, not every POI of it, nor of another client, and the rows of about the POIs it answers', () => {
+  it('reads a bounded number of tree entries over a dense area, not every POI of it, nor of another client, and the rows of about the POIs it answers', async () => {
     const { core, mine } = world(20_000);
     const small = core.clients.create({ name: 'Small' }).client_id;
     for (let i = 0; i < 5; i++) core.db.prepare("INSERT INTO pois (client_id, name, lat, lng, registered_at, updated_at, name_key) VALUES (?, 's', ?, -3.7, 0, 0, 's')").run(small, 40 + i);
@@ -121,7 +121,7 @@ describe('near', () => {
       rows = 0;
       exact = 0;
       probes = 0;
-      expect(core.queries.near(client, q)).toHaveLength(expected);
+      expect(await core.queries.near(client, q)).toHaveLength(expected);
       expect(rows, `tree entries read for ${JSON.stringify(q)}`).toBeLessThan(q.total * 4 + 2048);
       // Rows of pois: those whose tree box may put them among the nearest, not every candidate.
       expect(exact, `rows read for ${JSON.stringify(q)}`).toBeLessThan(q.total + 64);

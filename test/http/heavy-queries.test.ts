@@ -109,3 +109,39 @@ describe('a text search walked in slices', () => {
     }
   });
 });
+
+describe('a near reply of many POIs built in pieces', () => {
+  it('lets a get.json sent while it is built be answered before it ends, and leaves out a POI deleted meanwhile', async () => {
+    // In this process, as above: 1,000 POIs within 100 m, replies built 5 POIs at a time, so
+    // a reply of all of them takes 200 turns of the lane.
+    const f = await poiFixture({ replyPiece: 5 });
+    try {
+      const clientId = f.t.core.tokens.resolve(f.admin).clientId;
+      const ids = f.t.core.pois.addMany(clientId, Array.from({ length: 1000 }, (_, i) => ({ name: `Item ${i}`, lat: 48.85 + (i % 40) / 1e5, lng: 2.35 + Math.floor(i / 40) / 1e5, categories: [1] })));
+      let pieces = 0;
+      const rows = f.t.core.store.rows.bind(f.t.core.store);
+      f.t.core.store.rows = (...args) => ((pieces += 1), rows(...args));
+      const order: string[] = [];
+      const near = f.t.get('/1/pois/get_near.json', { oauth_token: f.admin, lat: 48.85, lng: 2.35, radius: 1000, total: 1000 }).then((r) => {
+        order.push('near');
+        return r;
+      });
+      while (pieces < 3 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      // The farthest POI, deleted while the reply is under way, before its piece is read.
+      const farthest = ids.at(-1)!;
+      f.t.core.pois.remove(clientId, farthest);
+      const get = f.t.get('/1/pois/get.json', { oauth_token: f.admin, poi: ids[0]! }).then((r) => {
+        expect(r.status).toBe(200);
+        order.push(`get after ${pieces} pieces`);
+      });
+      const [reply] = await Promise.all([near, get]);
+      expect(pieces, 'the reply was built in pieces').toBeGreaterThanOrEqual(200);
+      expect(order[0], 'the get.json waited for one piece of the reply, not for all of them').toMatch(/^get/);
+      const answered = (reply.body as Array<{ id: number }>).map((p) => p.id);
+      expect(answered).toHaveLength(999);
+      expect(answered).not.toContain(farthest);
+    } finally {
+      await f.t.close();
+    }
+  });
+});

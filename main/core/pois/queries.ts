@@ -7,7 +7,7 @@ import { nearest } from './nearest.js';
 import type { PoiRow } from './poi-row.js';
 import type { Marker, PoiStore, WhereFilter } from './poi-store.js';
 import type { Pois } from './pois.js';
-import { scanInSlices, type Slicing } from './sliced-scan.js';
+import { buildInPieces, scanInSlices, type Slicing } from './sliced-scan.js';
 
 const MARKER_LIMIT = 200_000;
 
@@ -17,12 +17,22 @@ export class PoiQueries {
     private readonly store: PoiStore,
     private readonly pois: Pois,
     private readonly slicing: Slicing,
+    /** How long replies are cut (buildInPieces). */
+    private readonly pieces: Slicing,
   ) {}
 
-  /** The POIs within `radius` metres (great-circle), nearest first, at most `total`: see nearest.ts. */
-  near(clientId: string, input: ValidNear): PoiReply[] {
+  /**
+   * The POIs within `radius` metres (great-circle), nearest first, at most `total`: see nearest.ts.
+   * A reply of many POIs is read and built in pieces, each in its turn (sliced-scan.ts): of a
+   * dense query of 1,000, the rows and replies cost as much as the search.
+   */
+  near(clientId: string, input: ValidNear): Promise<PoiReply[]> {
     const found = nearest(this.store, clientId, { ...input, total: input.total ?? MAX_TOTAL });
-    return this.pois.replies(this.store.rows(clientId, found.map((f) => f.id)));
+    return buildInPieces(
+      found.map((f) => f.id),
+      this.pieces,
+      (ids) => this.pois.replies(this.store.rows(clientId, ids)),
+    );
   }
 
   /**

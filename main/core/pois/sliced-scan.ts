@@ -28,3 +28,27 @@ export async function scanInSlices(span: IdSlice, slicing: Slicing, step: (slice
     if (enough) return;
   }
 }
+
+/**
+ * POIs per piece of a long reply: the rows and replies of 250 POIs of a dense near query take
+ * about 3 ms here, where its search took 12 ms for 1,000.
+ */
+export const REPLY_PIECE = 250;
+
+/**
+ * `build` over `items`: at once when they make one piece (inside the caller's read transaction,
+ * if any), else in pieces of `slicing.size`, each in its turn in the heavy lane, as the slices of
+ * a scan take theirs. Even the first piece waits for its turn: the work that found the items (a
+ * near query's search) was as long as the pieces together. Each piece is a statement of its own,
+ * so a write acknowledged meanwhile is seen by the pieces after it: a POI deleted in between is
+ * left out, an updated one is answered as it now is.
+ */
+export async function buildInPieces<T, R>(items: readonly T[], slicing: Slicing, build: (piece: readonly T[]) => R[]): Promise<R[]> {
+  if (items.length <= slicing.size) return build(items);
+  const out: R[] = [];
+  for (let from = 0; from < items.length; from += slicing.size) {
+    const piece = items.slice(from, from + slicing.size);
+    out.push(...(await slicing.lane.run(() => build(piece))));
+  }
+  return out;
+}
