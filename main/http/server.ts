@@ -201,7 +201,6 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       this.log(request.method, request.url, reply.statusCode, reply.elapsedTime);
       done();
     });
-
     if (this.options.console) await mountConsole(app, this.options.console);
     if (this.options.api === false) return app;
     await mountApiDescription(app);
