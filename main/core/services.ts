@@ -120,7 +120,7 @@ export function openServices(options: CoreOptions): Services {
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder, replyCache);
   // One lane for the heavy work of every transport (heavy-lane.ts), and the slices that take turns in it.
   const slicing: Slicing = { size: options.scanSlice ?? SCAN_SLICE, lane: new HeavyLane() };
-  const queries = new PoiQueries(store, pois, slicing, { size: options.replyPiece ?? REPLY_PIECE, lane: slicing.lane });
+  const queries = new PoiQueries(store, pois, slicing, options.replyPiece ?? REPLY_PIECE);
   const changes = new ChangeLog(db);
   const readTx = db.transaction((work: () => unknown) => work());
   const settings = new SettingsStore(db, writes);

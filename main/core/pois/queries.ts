@@ -17,8 +17,8 @@ export class PoiQueries {
     private readonly store: PoiStore,
     private readonly pois: Pois,
     private readonly slicing: Slicing,
-    /** How long replies are cut (buildInPieces). */
-    private readonly pieces: Slicing,
+    /** POIs per piece of a long reply (buildInPieces), built in the slices' lane. */
+    private readonly replyPiece: number,
   ) {}
 
   /**
@@ -30,7 +30,7 @@ export class PoiQueries {
     const found = nearest(this.store, clientId, { ...input, total: input.total ?? MAX_TOTAL });
     return buildInPieces(
       found.map((f) => f.id),
-      this.pieces,
+      { size: this.replyPiece, lane: this.slicing.lane },
       (ids) => this.pois.replies(this.store.rows(clientId, ids)),
     );
   }
