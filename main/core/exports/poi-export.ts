@@ -4,7 +4,6 @@ import type { ExportFormat } from '../../../shared/exports.js';
 import { POI_FIELDS } from '../../../shared/poi-fields.js';
 import type { PoiReply } from '../../../shared/wire.js';
 import type { Services } from '../services.js';
-import { POI_COLUMNS, type PoiRow } from '../pois/poi-row.js';
 
 export { EXPORT_FORMATS, type ExportFormat } from '../../../shared/exports.js';
 
@@ -49,14 +48,13 @@ function feature(p: PoiReply): string {
  * is read in its own read transaction (writes go on between pages; a POI added meanwhile with a
  * higher id is included, one deleted before its page is not).
  */
-export async function* exportPois(s: Pick<Services, 'db' | 'pois' | 'read'>, clientId: string, format: ExportFormat): AsyncGenerator<string> {
-  const page = s.db.prepare<[string, number, number], PoiRow>(`SELECT ${POI_COLUMNS} FROM pois WHERE client_id = ? AND id > ? ORDER BY id LIMIT ?`);
+export async function* exportPois(s: Pick<Services, 'store' | 'pois' | 'read'>, clientId: string, format: ExportFormat): AsyncGenerator<string> {
   // A BOM, so that spreadsheet programs read the CSV as UTF-8.
   yield format === 'csv' ? `\uFEFF${stringify([[...CSV_COLUMNS]], { record_delimiter: 'windows' })}` : '{"type":"FeatureCollection","features":[\n';
   let after = 0;
   let first = true;
   for (;;) {
-    const replies = s.read(() => s.pois.replies(page.all(clientId, after, PAGE)));
+    const replies = s.read(() => s.pois.replies(s.store.where(clientId, { after, limit: PAGE })));
     if (replies.length === 0) break;
     after = replies[replies.length - 1]!.id;
     if (format === 'csv') yield stringify(replies.map(csvRow), { record_delimiter: 'windows' });

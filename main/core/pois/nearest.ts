@@ -1,6 +1,6 @@
 import TinyQueue from 'tinyqueue';
 import { boxesAround, EARTH_RADIUS_M, metresBetween, metresToBox, type Box } from './geo.js';
-import type { PoiStore, TreeEntry } from './poi-store.js';
+import type { PoiStore, Position, TreeEntry } from './poi-store.js';
 
 /**
  * A box holding more of the client's R*Tree entries than this is split before its POIs are
@@ -24,8 +24,8 @@ interface Tile extends Box {
   reach: number;
 }
 
-interface Found {
-  id: number;
+interface Found<P> {
+  poi: P;
   d: number;
 }
 
@@ -74,7 +74,16 @@ const quarters = (t: Box): Box[] => {
  * read at the end, about `total` rows, where ranking by the rows read a row (a random page of a
  * big table, a disk read when the file outgrows memory) per candidate.
  */
-export function nearest(store: PoiStore, clientId: string, q: NearestQuery): Found[] {
+export function nearest<P extends Position>(
+  store: PoiStore,
+  clientId: string,
+  q: NearestQuery,
+  /**
+   * The exact positions of the candidates that may be kept, those of the client's: about
+   * `total` rows, and whole rows when the caller wants them anyway (one read of each, not two).
+   */
+  exactly: (ids: readonly number[]) => P[],
+): Array<Found<P>> {
   // The search starts from the boxes that hold the circle (one, two across the antimeridian, a
   // band around a pole): nothing outside them can be within the radius.
   const boxes = new TinyQueue<Tile>(
@@ -133,10 +142,9 @@ export function nearest(store: PoiStore, clientId: string, q: NearestQuery): Fou
   search();
   const limit = bound();
   const kept = candidates.filter((c) => c.low <= limit).map((c) => c.id);
-  return store
-    .positions(clientId, kept)
-    .map((p) => ({ id: p.id, d: metresBetween(q.lat, q.lng, p.lat, p.lng) }))
+  return exactly(kept)
+    .map((poi) => ({ poi, d: metresBetween(q.lat, q.lng, poi.lat, poi.lng) }))
     .filter((f) => f.d <= q.radius)
-    .sort((a, b) => a.d - b.d || a.id - b.id)
+    .sort((a, b) => a.d - b.d || a.poi.id - b.poi.id)
     .slice(0, q.total);
 }

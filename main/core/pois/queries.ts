@@ -26,10 +26,17 @@ export class PoiQueries {
    * A reply of many POIs is read and built in pieces, each in its turn (sliced-scan.ts): of a
    * dense query of 1,000, the rows and replies cost as much as the search.
    */
-  near(clientId: string, input: ValidNear): Promise<PoiReply[]> {
-    const found = nearest(this.store, clientId, { ...input, total: input.total ?? MAX_TOTAL });
+  async near(clientId: string, input: ValidNear): Promise<PoiReply[]> {
+    const query = { ...input, total: input.total ?? MAX_TOTAL };
+    // The search ends by reading the rows of about `total` candidates for their exact positions:
+    // when the reply is one piece, their whole rows, which it is built from.
+    if (query.total <= this.replyPiece) {
+      const found = nearest(this.store, clientId, query, (ids) => this.store.rows(clientId, ids));
+      return this.pois.replies(found.map((f) => f.poi));
+    }
+    const found = nearest(this.store, clientId, query, (ids) => this.store.positions(clientId, ids));
     return buildInPieces(
-      found.map((f) => f.id),
+      found.map((f) => f.poi.id),
       { size: this.replyPiece, lane: this.slicing.lane },
       (ids) => this.pois.replies(this.store.rows(clientId, ids)),
     );
