@@ -103,6 +103,9 @@ export default defineConfig(
   js.configs.recommended,
   tseslint.configs.recommended,
   {
+    // Named, so that another tsconfig.json below this folder (a checkout of an older version to
+    // compare against) does not leave the parser unable to choose.
+    languageOptions: { parserOptions: { tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       // `_` marks a parameter a signature requires and the body does not use (tsc's noUnusedParameters agrees).
