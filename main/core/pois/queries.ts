@@ -27,19 +27,20 @@ export class PoiQueries {
    * dense query of 1,000, the rows and replies cost as much as the search.
    */
   async near(clientId: string, input: ValidNear): Promise<PoiReply[]> {
-    const query = { ...input, total: input.total ?? MAX_TOTAL };
-    // The search ends by reading the rows of about `total` candidates for their exact positions:
-    // when the reply is one piece, their whole rows, which it is built from.
-    if (query.total <= this.replyPiece) {
-      const found = nearest(this.store, clientId, query, (ids) => this.store.rows(clientId, ids));
-      return this.pois.replies(found.map((f) => f.poi));
-    }
-    const found = nearest(this.store, clientId, query, (ids) => this.store.positions(clientId, ids));
-    return buildInPieces(
-      found.map((f) => f.poi.id),
-      { size: this.replyPiece, lane: this.slicing.lane },
-      (ids) => this.pois.replies(this.store.rows(clientId, ids)),
-    );
+    // The search ends by reading the rows of its last candidates (about `total`) for their exact
+    // positions. When they are few enough for one piece of the reply, it reads their whole rows,
+    // which the reply is then built from: each row is read once.
+    const whole: { rows?: Map<number, PoiRow> } = {};
+    const found = nearest(this.store, clientId, { ...input, total: input.total ?? MAX_TOTAL }, (ids) => {
+      if (ids.length > this.replyPiece) return this.store.positions(clientId, ids);
+      const rows = this.store.rows(clientId, ids);
+      whole.rows = new Map(rows.map((row) => [row.id, row]));
+      return rows;
+    });
+    const ids = found.map((f) => f.poi.id);
+    const { rows } = whole;
+    if (rows) return this.pois.replies(ids.flatMap((id) => rows.get(id) ?? []));
+    return buildInPieces(ids, { size: this.replyPiece, lane: this.slicing.lane }, (piece) => this.pois.replies(this.store.rows(clientId, piece)));
   }
 
   /**
