@@ -58,6 +58,8 @@ export interface WrkRun {
   script: string;
   connections: number;
   seconds: number;
+  /** Seconds before wrk gives up on a request and counts it as a timeout (5 unless given). */
+  timeout?: number;
   /** wrk threads; 1 leaves the other core of a 2-core machine to the server. */
   threads?: number;
   /** Where the script file is written. */
@@ -73,7 +75,7 @@ export async function runWrk(run: WrkRun): Promise<LoadResult> {
     `-c${run.connections}`,
     `-d${run.seconds}s`,
     '--timeout',
-    '5s',
+    `${run.timeout ?? 5}s`,
     '--latency',
     '-s',
     file,
