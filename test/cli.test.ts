@@ -156,6 +156,8 @@ describe('the CLI', () => {
       child.on('exit', (code) => reject(new Error(`exited ${code}: ${text}`)));
     });
     expect(output).toContain(`http://127.0.0.1:${port}/1/`);
+    // Loaded before the listener opens, so that the first requests do not wait for it.
+    expect(output).toMatch(/Offline geocoder: [\d,]+ places, loaded in \d+ ms\n[\s\S]*API listening/);
     const r = await fetch(`http://127.0.0.1:${port}/1/users.json?access_token=${demo.admin_token}`);
     expect(r.status).toBe(200);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -36,6 +36,8 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   const token = fixed === undefined ? liveConsoleToken(dirname(options.file)) : () => fixed;
   const core = createCore({ file: options.file });
   if (options.sampleMap !== false) await importSampleMap(core, log);
+  // Before the admin UI and the API listen, as `cli serve` does (main/cli/serve.ts).
+  await core.warmUp();
   let port: number | undefined;
   const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`), () => port);
   const sync = new SyncAgent(core.syncSide, dirname(options.file), { auto: true });
@@ -50,7 +52,6 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   const status = await listener.restore();
   if (status.state === 'listening') log(`API listening on ${status.addresses.join(', ')}`);
   if (status.error) log(`API listener: ${status.error}`);
-  void core.warmUp();
   core.backups.startDaily();
   sync.start();
   return {

@@ -11,6 +11,17 @@ import { screenBox } from './screen.js';
 import { percentile, prng } from './stats.js';
 import { findWrk, luaFixed, luaNear, luaViewport, runWrk, type LoadResult } from './wrk.js';
 
+/** The time the request log gives the first `request` (method and path), waiting up to 2 s for its line. */
+async function loggedMs(logFile: string, request: string): Promise<number | null> {
+  const line = new RegExp(`^${request} \\d+ ([\\d.]+)ms$`, 'm');
+  for (let waited = 0; waited < 2000; waited += 50) {
+    const found = line.exec(readFileSync(logFile, 'utf8'));
+    if (found) return Number(found[1]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
+}
+
 /** Latencies of requests sent one after another, in milliseconds. */
 export interface Sequential {
   runs: number;
@@ -34,6 +45,8 @@ export interface ScaleBenchResult {
   afterFill: Memory;
   /** The first map view a freshly started server answers, over several starts. */
   firstView: Sequential;
+  /** The same views' times in the server's request log, start by start (null: no line). */
+  firstViewInServer: Array<number | null>;
   views: MapViewFigure[];
   /** A map view right after an add.json in it. */
   viewAfterWrite: Sequential;
@@ -135,19 +148,23 @@ export async function benchScale(count: number, o: ScaleBenchOptions): Promise<S
     return { ms, body: answer.body };
   };
 
-  // The first view of a freshly started server, five starts.
+  // The first view of a freshly started server, five starts. Beside each, the time the server's
+  // own log gives it (from the request read to the answer sent): a gap between the two is time
+  // before the server read the request (its event loop held by something else, or the machine).
   const first: number[] = [];
+  const firstInServer: Array<number | null> = [];
   for (let start = 0; start < 5; start++) {
     const service = await startService(dataDir, join(o.dir, `scale-start-${start}.log`));
     try {
       const agent = new Agent({ keepAlive: true });
       first.push((await timed(service.port, viewRequest(consoleTokenOf(service), dense[start]!, 13), agent)).ms);
       agent.destroy();
+      firstInServer.push(await loggedMs(service.logFile, 'POST /console/api/pois.map'));
     } finally {
       await service.stop();
     }
   }
-  o.log(`scale: first view after start ${first.map((t) => t.toFixed(0)).join(', ')} ms`);
+  o.log(`scale: first view after start ${first.map((t, i) => `${t.toFixed(0)} (in the server ${firstInServer[i]?.toFixed(0) ?? '?'})`).join(', ')} ms`);
 
   const service = await startService(dataDir, join(o.dir, 'scale-service.log'));
   const agent = new Agent({ keepAlive: true });
@@ -225,6 +242,7 @@ export async function benchScale(count: number, o: ScaleBenchOptions): Promise<S
       databaseMiB,
       afterFill,
       firstView: sequential(first),
+      firstViewInServer: firstInServer,
       views,
       viewAfterWrite,
       nearDense,
