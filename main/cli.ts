@@ -26,9 +26,10 @@ const USAGE = `Usage:
   npm run cli -- central device add --name NAME --client CLIENT_ID [--client-name NAME] --postgres URL
   npm run cli -- central device list|revoke [DEVICE_ID] --postgres URL
   npm run cli -- central policy --client CLIENT_ID --policy last-writer-wins|manual --postgres URL
-  npm run cli -- sync [--url URL --credential DEVICE_ID.SECRET] [--data DIR]   (push, then pull)
+  npm run cli -- sync [--url URL --credential DEVICE_ID.SECRET [--insecure-http]] [--data DIR]   (push, then pull)
   npm run cli -- sync status|conflicts [--data DIR]
-  npm run cli -- sync resolve ID --mine|--theirs|--value JSON [--data DIR]
+  npm run cli -- sync resolve ID --mine|--theirs|--pushed|--earlier|--value JSON [--data DIR]
+  npm run cli -- sync resolve ID --rename UUID=NEW_VALUE | --merge KEEP_UUID,DROP_UUID [--data DIR]   (a clash)
   npm run cli -- maps import FILE [--name NAME] [--data DIR]   (an .mbtiles or .pmtiles file)
   npm run cli -- maps list [--data DIR]
   npm run cli -- maps remove ID [--data DIR]
@@ -66,6 +67,11 @@ export async function main(argv: string[]): Promise<number> {
       mine: { type: 'boolean' },
       theirs: { type: 'boolean' },
       value: { type: 'string' },
+      pushed: { type: 'boolean' },
+      earlier: { type: 'boolean' },
+      rename: { type: 'string' },
+      merge: { type: 'string' },
+      'insecure-http': { type: 'boolean' },
       policy: { type: 'string' },
       'allow-plain-http': { type: 'boolean' },
       'client-name': { type: 'string' },

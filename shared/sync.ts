@@ -1,59 +1,67 @@
 import { z } from 'zod';
-import { POI_FIELDS } from './poi-fields.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { categoryRef, fieldNames, SYNC_ENTITIES, SYNCED_ENTITIES, sortedRefs, type FieldValue, type SyncedEntity } from './sync-entities.js';
 
 /**
- * The sync protocol between a desktop and the central (issue 12), declared once: the desktop
- * builds its requests with these types, and the central checks them with these schemas.
+ * The sync protocol between a desktop and the central (docs/sync.md), declared once: the desktop
+ * builds its requests with these types, and the central checks them with these schemas. What
+ * each entity carries is declared in shared/sync-entities.ts.
  *
  * Identity across machines is the UUID: integer ids stay local to each desktop. A category is
  * named by its UUID, or, for the system categories (the same ids on every desktop), as `system:N`.
  */
 
+export { categoryRef, SYNCED_ENTITIES };
+export type { CategoryRef, FieldValue, SyncedEntity } from './sync-entities.js';
+
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID');
-export const categoryRef = z.union([uuid, z.string().regex(/^system:\d+$/, 'must be a category UUID or system:N')]);
-export type CategoryRef = z.infer<typeof categoryRef>;
 
-/** In the order a push writes them: a report after its POI. */
-export const SYNCED_ENTITIES = ['poi', 'category', 'member', 'warning'] as const;
-export type SyncedEntity = (typeof SYNCED_ENTITIES)[number];
+/** The most characters of one text value on the wire: every synced text field's rule allows far fewer. */
+export const MAX_WIRE_TEXT = 100_000;
 
-/** What syncs, by entity: each entity's fields as the central stores them (POIs: the field table's columns). */
-export const SYNCED_FIELDS = {
-  poi: [...POI_FIELDS.map((f) => f.column), 'categories', 'created_by', 'registered_at'],
-  category: ['description', 'deleted_at'],
-  // The password travels as its hash (argon2id), never in clear; tokens never travel: each desktop issues its own.
-  member: ['username', 'email', 'pwd_hash', 'gender', 'birthday', 'email_verified', 'registered_at'],
-  // A problem report, naming its POI by uuid; its proposal (`data`) as JSON text.
-  warning: ['poi_uuid', 'type', 'member_id', 'data', 'created_at'],
-} as const satisfies Record<SyncedEntity, readonly string[]>;
+/**
+ * A field's value on the wire: text, number (dates as epoch milliseconds), a list of category
+ * refs, or null. Each field's own rule (sync-entities.ts) is checked by the central per change,
+ * so that one bad change is refused alone.
+ */
+export const fieldValue = z.union([z.string().max(MAX_WIRE_TEXT), z.number(), z.array(z.string().max(100)).max(1000), z.null()]);
 
-/** Fields merged without comparing bases: a password hash is not compared (the log keeps no old hash), the last one set wins. */
-export const UNCOMPARED_FIELDS: readonly string[] = ['pwd_hash'];
-
-/** A field's value on the wire: text, number (dates as epoch milliseconds), a list of category refs, or null. */
-export const fieldValue = z.union([z.string(), z.number(), z.array(categoryRef), z.null()]);
-export type FieldValue = z.infer<typeof fieldValue>;
+/**
+ * An operation id, unique over all time and devices: the pushing device's id, then either the
+ * change's own id (a UUID its change log drew when the change was made, so a restored file hands
+ * out new ones) or, for the data a desktop held before its first sync, `snapshot:<id of that
+ * snapshot>:<entity>:<uuid>`. A log written before operation ids existed gives its seq instead.
+ * The central applies each (device, op) once and refuses a push naming another device's ops.
+ */
+export const opOf = (device: string, id: string): string => `${device}:${id}`;
+export const deviceOfOp = (op: string): string => op.slice(0, op.indexOf(':'));
 
 /**
  * One local change, as pushed. `fields` holds each field it changed as [base, mine]: the value
- * it had before this change (what the desktop last saw) and the value it wrote. The central
- * merges field by field against its current value: its own value equal to the base means only
- * this desktop changed it (applied); equal to mine, already applied; anything else, both sides
- * changed it: a conflict. A create's bases are null; a delete's `mine` are null.
+ * it had before this change (what the desktop last saw) and the value it wrote; a delete gives
+ * every field's base, empty ones included, so that an edit the deleting desktop never saw is
+ * always a conflict. The central merges field by field against its current value: its own value
+ * equal to the base means only this desktop changed it (applied); equal to mine, already
+ * applied; anything else, both sides changed it: a conflict.
+ *
+ * `state`, on the last change of a row in a push, is the digest (rowDigest) of the row as the
+ * desktop holds it now: when the central's row after the merge has the same digest, the desktop
+ * already has it, and its pulls skip it (neither received nor applied again).
  */
 export const pushedChange = z
   .object({
-    /** Unique per change and stable across retries (the device's id and the local log's seq): applied once. */
-    op: z.string().min(1).max(100),
+    op: z.string().min(3).max(200),
     entity: z.enum(SYNCED_ENTITIES),
     uuid,
     kind: z.enum(['create', 'update', 'delete']),
-    fields: z.record(z.string(), z.tuple([fieldValue, fieldValue])),
+    fields: z.record(z.string().max(40), z.tuple([fieldValue, fieldValue])),
     /** When it was made on the desktop, epoch ms. */
     at: z.number().int().nonnegative(),
+    state: z.string().max(64).optional(),
   })
   .superRefine((c, ctx) => {
-    const known: readonly string[] = SYNCED_FIELDS[c.entity];
+    const known = fieldNames(c.entity);
     for (const field of Object.keys(c.fields)) {
       if (!known.includes(field)) ctx.addIssue({ code: 'custom', message: `${c.entity} has no synced field ${field}`, path: ['fields', field] });
     }
@@ -63,14 +71,38 @@ export type PushedChange = z.infer<typeof pushedChange>;
 /** The most changes one push carries: one transaction on the central, bounded. */
 export const MAX_PUSH = 1000;
 
-export const pushRequest = z.object({ changes: z.array(pushedChange).max(MAX_PUSH, `at most ${MAX_PUSH} changes per push`) });
+/** The last change of the desktop's own log that a push covers: what the central remembers of the device, to tell a restored file (hello's `mark`). */
+export const logMark = z.object({ op: z.string().min(3).max(200), seq: z.number().int().positive() });
+export type LogMark = z.infer<typeof logMark>;
+
+export const pushRequest = z.object({
+  changes: z.array(pushedChange).max(MAX_PUSH, `at most ${MAX_PUSH} changes per push`),
+  mark: logMark.optional(),
+});
 export type PushRequest = z.infer<typeof pushRequest>;
+
+/**
+ * A change the central would not apply, and why; the rest of its push applied. 400: a value
+ * breaks the API's rules (the field says which); 409: it cannot apply there (an update or delete
+ * of a row the central never had, whose creation was refused or never sent).
+ */
+export const refusedChange = z.object({
+  op: z.string(),
+  entity: z.enum(SYNCED_ENTITIES),
+  uuid,
+  status: z.union([z.literal(400), z.literal(409)]),
+  field: z.string().nullable(),
+  message: z.string(),
+});
+export type RefusedChange = z.infer<typeof refusedChange>;
 
 export const pushReply = z.object({
   /** Applied now, or already applied by an earlier try of the same push. */
   applied: z.number().int(),
   /** Conflicts recorded by this push (see the client's policy). */
   conflicts: z.number().int(),
+  /** Changes refused one by one (absent from replies of services older than issue 24). */
+  refused: z.array(refusedChange).default([]),
 });
 export type PushReply = z.infer<typeof pushReply>;
 
@@ -90,7 +122,7 @@ export const MAX_PULL = 5000;
 
 export const pullReply = z.object({
   rows: z.array(pulledRow),
-  /** The cursor to ask from next; equal to the one given when nothing is newer. */
+  /** The cursor to ask from next; equal to the one given when nothing is newer. Past the rows skipped as the asking device's own. */
   cursor: z.number().int(),
   /** Whether more rows wait after this page. */
   more: z.boolean(),
@@ -105,18 +137,24 @@ export type ConflictPolicy = (typeof CONFLICT_POLICIES)[number];
 /** Who a device credential is, for the desktop's first contact. */
 export const helloReply = z.object({
   device: uuid,
+  device_name: z.string().optional(),
   client_id: uuid,
   client_name: z.string().nullable(),
   policy: z.enum(CONFLICT_POLICIES),
+  /** The last change of this device's log the central applied: a desktop whose log holds another change at that seq was restored. */
+  mark: logMark.nullable().optional(),
 });
 export type HelloReply = z.infer<typeof helloReply>;
 
-
 const conflictSide = z.union([fieldValue, z.record(z.string(), fieldValue), z.literal('deleted')]);
 
-/** A conflict as the central keeps it: one field (or, for an edit against a delete, the whole row). */
+/** What a conflict is about: one field both sides changed, an edit against a delete, or a value two rows may not share. */
+export const CONFLICT_KINDS = ['field', 'delete', 'clash'] as const;
+
+/** A conflict as the central keeps it: one field (or, for an edit against a delete, the whole row). `mine` is the pushed side, `theirs` the central's before it. */
 export const conflictReply = z.object({
   id: z.number().int(),
+  kind: z.enum(CONFLICT_KINDS).default('field'),
   entity: z.enum(SYNCED_ENTITIES),
   uuid,
   /** What a person calls it now: the POI's name, the category's, the member's username. */
@@ -127,11 +165,49 @@ export const conflictReply = z.object({
   base: conflictSide.nullable(),
   /** The value pushed last ("deleted" for a delete). */
   mine: conflictSide,
-  /** The central's value when the push arrived ("deleted" when it had been deleted). */
+  /** The central's value when the push arrived ("deleted" when it had been deleted); in a clash, the other row's value. */
   theirs: conflictSide,
+  /** The device that pushed `mine`, and its name. */
   device: uuid.nullable(),
+  device_name: z.string().nullable().default(null),
+  /** The device whose push left `theirs` on the central (null when the central does not know). */
+  other_device: uuid.nullable().default(null),
+  other_device_name: z.string().nullable().default(null),
+  /** In a clash: the other row, which holds the same value. */
+  other_uuid: uuid.nullable().default(null),
+  other_label: z.string().nullable().default(null),
   at: z.string(),
   /** What the central kept: the pushed value (last writer wins) or its own (manual). */
   kept: z.enum(['mine', 'theirs']),
 });
 export type ConflictReply = z.infer<typeof conflictReply>;
+
+/**
+ * How a desktop resolves a conflict on the central (`POST /sync/conflicts/ID/resolve`), which
+ * writes the outcome as a new version of the rows concerned, so every desktop pulls it:
+ * - keep one side: `pushed` (the conflict's mine) or `earlier` (its theirs); for an edit against
+ *   a delete, keeping the edit brings the row back under its uuid;
+ * - a value of one's own for the field;
+ * - a clash: rename one of the two rows (`to` checked by the field's rule), or merge them (the
+ *   dropped row's references move to the kept one, and it is deleted).
+ */
+export const resolution = z.union([
+  z.object({ keep: z.enum(['pushed', 'earlier']) }),
+  z.object({ value: fieldValue }),
+  z.object({ rename: z.object({ uuid, to: z.string().min(1).max(300) }) }),
+  z.object({ merge: z.object({ keep: uuid, drop: uuid }) }),
+]);
+export type Resolution = z.infer<typeof resolution>;
+
+/**
+ * A row's digest: its synced fields in declaration order (categories sorted), or its deletion,
+ * hashed (SHA-256, the first 128 bits, hex). Both sides compute it the same way from this
+ * function, so equal digests mean equal rows.
+ */
+export function rowDigest(entity: SyncedEntity, fields: Readonly<Record<string, FieldValue | undefined>> | 'deleted'): string {
+  const values = fields === 'deleted' ? 'deleted' : SYNC_ENTITIES[entity].fields.map((f) => {
+    const v = fields[f.name] ?? null;
+    return f.kind === 'refs' && Array.isArray(v) ? sortedRefs(v) : v;
+  });
+  return bytesToHex(sha256(utf8ToBytes(JSON.stringify([entity, values])))).slice(0, 32);
+}

@@ -21,10 +21,13 @@ export interface DeviceInfo {
 export interface Device {
   id: string;
   clientId: string;
+  name?: string;
 }
 
 // 32 random bytes: a secret no one guesses, so a fast hash is enough (as for API tokens); a slow one would cost every request.
 const hash = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+/** What an unknown device's secret is compared with: the hash of no secret anyone was given. */
+const NO_SECRET = hash(randomBytes(32).toString('base64url'));
 
 /** The devices that may sync with the central: issued and revoked by its administrator (CLI). */
 export class Devices {
@@ -52,18 +55,32 @@ export class Devices {
     return (rowCount ?? 0) > 0;
   }
 
-  /** The device a credential names, when it is valid and not revoked. */
+  /**
+   * The device a credential names, when it is valid and not revoked. Nothing is written before
+   * the secret is compared (in constant time): a wrong guess costs one read. `last_seen_at` is
+   * kept to the minute, so a busy device is not a write per request either.
+   */
   async authenticate(credential: string): Promise<Device | undefined> {
     const dot = credential.indexOf('.');
     const id = credential.slice(0, dot);
-    if (dot < 0 || !/^[0-9a-f-]{36}$/.test(id)) return undefined;
-    const { rows } = await this.pool.query<{ client_id: string; secret_hash: string }>(
-      'UPDATE devices SET last_seen_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING client_id, secret_hash',
+    if (dot < 0 || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) return undefined;
+    const { rows } = await this.pool.query<{ client_id: string; name: string; secret_hash: string }>(
+      'SELECT client_id::text, name, secret_hash FROM devices WHERE id = $1 AND revoked_at IS NULL',
       [id],
     );
     const row = rows[0];
-    if (!row) return undefined;
     const given = Buffer.from(hash(credential.slice(dot + 1)), 'hex');
-    return timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex')) ? { id, clientId: row.client_id } : undefined;
+    // Compared even when there is no such device, against a hash no secret has, so both cost the same.
+    const stored = Buffer.from(row?.secret_hash ?? NO_SECRET, 'hex');
+    if (!timingSafeEqual(given, stored) || !row) return undefined;
+    await this.pool.query("UPDATE devices SET last_seen_at = now() WHERE id = $1 AND (last_seen_at IS NULL OR last_seen_at < now() - interval '1 minute')", [id]);
+    return { id, clientId: row.client_id, name: row.name };
+  }
+
+  /** The last change of this device's log the central applied (hello's mark). */
+  async mark(id: string): Promise<{ op: string; seq: number } | null> {
+    const { rows } = await this.pool.query<{ mark_op: string | null; mark_seq: string | null }>('SELECT mark_op, mark_seq FROM devices WHERE id = $1', [id]);
+    const row = rows[0];
+    return row?.mark_op && row.mark_seq ? { op: row.mark_op, seq: Number(row.mark_seq) } : null;
   }
 }

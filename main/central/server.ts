@@ -1,19 +1,31 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
+import { pino, type Logger } from 'pino';
 import { errorBody, type ErrorCode } from '../../shared/errors.js';
 import { syncOpenApiDocument } from '../../shared/api/sync-openapi.js';
-import { CONFLICT_POLICIES, MAX_PULL, pushRequest, type ConflictReply, type HelloReply } from '../../shared/sync.js';
+import { CONFLICT_POLICIES, MAX_PULL, pushRequest, resolution, type ConflictReply, type HelloReply } from '../../shared/sync.js';
+import { FailedAuthentications } from './auth-failures.js';
 import { Devices, type Device } from './devices.js';
-import { openConflicts, resolveConflict } from './protocol/conflicts.js';
+import { Refusal } from './refusal.js';
+import { markResolved, openConflicts } from './protocol/conflicts.js';
 import { pull } from './protocol/pull.js';
 import { push } from './protocol/push.js';
+import { resolveOnCentral } from './protocol/resolve.js';
 
 export interface CentralServerOptions {
   host?: string;
   port?: number;
   /** Serve plain HTTP to other computers too (TLS is then someone else's job, in front). */
   allowPlainHttp?: boolean;
+  /** Where the service logs (JSON lines); by default nowhere, as tests want. `central serve` logs to stdout. */
+  logger?: Logger;
 }
+
+/**
+ * How much each request may send, refused with 413 before it is read: a push of MAX_PUSH changes
+ * of the largest rows fits in the first; nothing else has a body of more than a few values.
+ */
+export const BODY_LIMITS = { push: 32 * 1024 * 1024, other: 64 * 1024 } as const;
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
@@ -24,79 +36,119 @@ function databaseUnreachable(error: unknown): boolean {
   return /^(ECONNREFUSED|ECONNRESET|EPIPE|57P0[1-3]|08\w{3})$/.test(code) || /Connection terminated/.test(message);
 }
 
-class Refusal extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
+/** A running sync service, as its starter stops it. */
+export interface CentralApp {
+  close(): Promise<unknown>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The device the request's credential names, checked before its body is read. */
+    device: Device | null;
   }
 }
 
+const deviceOf = (request: FastifyRequest): Device => {
+  if (!request.device) throw new Refusal('TOKEN_REQUIRED', 'a device credential is required: Authorization: Bearer DEVICE_ID.SECRET');
+  return request.device;
+};
+
 /**
  * The sync service: stateless HTTP in front of the central PostgreSQL, so several instances may
- * serve one database. Each request is a device's (its credential as a bearer token) and reaches
- * its own client application's data only.
+ * serve one database. Each request is a device's (its credential as a bearer token, checked in
+ * the first hook, before any body is read) and reaches its own client application's data only.
+ * Every request gets an id; every failure the service did not mean is logged with its cause;
+ * the Authorization header never is.
  */
-export async function startCentralServer(pool: Pool, options: CentralServerOptions = {}): Promise<{ app: FastifyInstance; url: string }> {
+export async function startCentralServer(pool: Pool, options: CentralServerOptions = {}): Promise<{ app: CentralApp; url: string }> {
   const devices = new Devices(pool);
-  const app = Fastify({ bodyLimit: 64 * 1024 * 1024 });
-  const deviceOf = async (request: FastifyRequest): Promise<Device> => {
-    // Behind a TLS proxy on this computer, the proxy's connection is the loopback one.
-    if (!options.allowPlainHttp && !LOOPBACK.test(request.socket.remoteAddress ?? '')) {
-      throw new Refusal('FORBIDDEN', 'plain HTTP from another computer is refused: put TLS in front of the sync service (see the README), or start it with --allow-plain-http');
-    }
-    const header = request.headers.authorization ?? '';
-    if (!header.startsWith('Bearer ')) throw new Refusal('TOKEN_REQUIRED', 'a device credential is required: Authorization: Bearer DEVICE_ID.SECRET');
-    const device = await devices.authenticate(header.slice(7));
-    if (!device) throw new Refusal('INVALID_TOKEN', 'this device credential is not valid, or was revoked');
-    return device;
-  };
+  const failures = new FailedAuthentications();
+  const logger = options.logger ?? pino({ enabled: false });
+  const app = Fastify({
+    bodyLimit: BODY_LIMITS.other,
+    loggerInstance: logger.child({}, { redact: ['req.headers.authorization', 'headers.authorization'] }),
+    disableRequestLogging: false,
+  });
+  app.decorateRequest('device', null);
   const refuse = (reply: FastifyReply, code: ErrorCode, message: string) => {
     const body = errorBody(code, message);
     return reply.code(body.code).send(body);
   };
-  app.setErrorHandler((error, _request, reply) => {
+
+  app.addHook('onRequest', async (request, reply) => {
+    // Behind a TLS proxy on this computer, the proxy's connection is the loopback one.
+    if (!options.allowPlainHttp && !LOOPBACK.test(request.socket.remoteAddress ?? '')) {
+      throw new Refusal('FORBIDDEN', 'plain HTTP from another computer is refused: put TLS in front of the sync service (docs/central.md), or start it with --allow-plain-http');
+    }
+    if (request.url === '/sync/openapi.json') return;
+    const address = request.socket.remoteAddress ?? '';
+    const wait = failures.waitFor(address);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      throw new Refusal('TOO_MANY_REQUESTS', `too many failed credentials from ${address}: try again in ${wait} s`);
+    }
+    const header = request.headers.authorization ?? '';
+    if (!header.startsWith('Bearer ')) throw new Refusal('TOKEN_REQUIRED', 'a device credential is required: Authorization: Bearer DEVICE_ID.SECRET');
+    request.device = (await devices.authenticate(header.slice(7))) ?? null;
+    if (!request.device) {
+      failures.failed(address);
+      throw new Refusal('INVALID_TOKEN', 'this device credential is not valid, or was revoked');
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
     if (error instanceof Refusal) return refuse(reply, error.code, error.message);
-    if (databaseUnreachable(error)) return refuse(reply, 'STORAGE_UNAVAILABLE', 'the central database cannot be reached; nothing of this request was kept: try again later');
+    if (databaseUnreachable(error)) {
+      request.log.warn({ err: error }, 'the central database cannot be reached');
+      return refuse(reply, 'STORAGE_UNAVAILABLE', 'the central database cannot be reached; nothing of this request was kept: try again later');
+    }
     const status = typeof error === 'object' && error !== null && 'statusCode' in error ? error.statusCode : undefined;
+    if (status === 413) return refuse(reply, 'PAYLOAD_TOO_LARGE', `the request's body is larger than this service takes (${BODY_LIMITS.push / 1024 / 1024} MiB for a push, ${BODY_LIMITS.other / 1024} KiB otherwise): push fewer changes at a time`);
     if (status === 400 || status === 415) return refuse(reply, 'MALFORMED_REQUEST', error instanceof Error ? error.message : 'malformed request');
-    reply.log.error(error);
-    return refuse(reply, 'INTERNAL', 'the sync service failed; nothing of this request was kept');
+    request.log.error({ err: error }, 'the sync service failed');
+    return refuse(reply, 'INTERNAL', `the sync service failed; nothing of this request was kept (request ${request.id} in the service's log)`);
   });
 
   const description = syncOpenApiDocument();
   app.get('/sync/openapi.json', async () => description);
   app.get('/sync/hello', async (request) => {
-    const device = await deviceOf(request);
+    const device = deviceOf(request);
     const { rows } = await pool.query<{ name: string; conflict_policy: string }>('SELECT name, conflict_policy FROM clients WHERE id = $1', [device.clientId]);
     const policy = CONFLICT_POLICIES.find((p) => p === rows[0]?.conflict_policy) ?? 'last-writer-wins';
-    return { device: device.id, client_id: device.clientId, client_name: rows[0]?.name ?? null, policy } satisfies HelloReply;
+    return { device: device.id, device_name: device.name ?? '', client_id: device.clientId, client_name: rows[0]?.name ?? null, policy, mark: await devices.mark(device.id) } satisfies HelloReply;
   });
-  app.post('/sync/push', async (request, reply) => {
-    const device = await deviceOf(request);
+  app.post('/sync/push', { bodyLimit: BODY_LIMITS.push }, async (request, reply) => {
+    const device = deviceOf(request);
     const parsed = pushRequest.safeParse(request.body);
-    if (!parsed.success) return refuse(reply, 'INVALID_PARAMETER', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-    return push(pool, device, parsed.data.changes);
+    if (!parsed.success) return refuse(reply, 'INVALID_PARAMETER', parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    return push(pool, device, parsed.data.changes, parsed.data.mark);
   });
   app.get('/sync/pull', async (request, reply) => {
-    const device = await deviceOf(request);
+    const device = deviceOf(request);
     const query = request.query as Record<string, string | undefined>;
     const after = Number(query.after ?? 0);
     const limit = Number(query.limit ?? MAX_PULL);
     if (!Number.isInteger(after) || after < 0) return refuse(reply, 'INVALID_PARAMETER', 'after must be a whole number, 0 or more');
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PULL) return refuse(reply, 'INVALID_PARAMETER', `limit must be 1-${MAX_PULL}`);
-    return pull(pool, device.clientId, after, limit, query.count === '1');
+    return pull(pool, device, { after, limit, count: query.count === '1', own: query.own === '1' });
   });
-  app.get('/sync/conflicts', async (request): Promise<ConflictReply[]> => openConflicts(pool, (await deviceOf(request)).clientId));
+  app.get('/sync/conflicts', async (request): Promise<ConflictReply[]> => openConflicts(pool, deviceOf(request).clientId));
+  app.post('/sync/conflicts/:id/resolve', async (request, reply) => {
+    const device = deviceOf(request);
+    const id = Number((request.params as { id: string }).id);
+    const parsed = resolution.safeParse((request.body as { resolution?: unknown } | undefined)?.resolution);
+    if (!Number.isInteger(id)) return refuse(reply, 'NOT_FOUND', `no conflict ${String((request.params as { id: string }).id)}`);
+    if (!parsed.success) return refuse(reply, 'INVALID_PARAMETER', 'resolution must be {keep: "pushed"|"earlier"}, {value}, {rename: {uuid, to}} or {merge: {keep, drop}}');
+    return resolveOnCentral(pool, device, id, parsed.data);
+  });
   app.post('/sync/conflicts/:id/resolved', async (request, reply) => {
-    const device = await deviceOf(request);
+    const device = deviceOf(request);
     const id = Number((request.params as { id: string }).id);
     const body = (request.body ?? {}) as { resolution?: unknown };
-    if (!(await resolveConflict(pool, device, id, body.resolution ?? null))) return refuse(reply, 'NOT_FOUND', `no open conflict ${id} in this client application`);
+    if (!(await markResolved(pool, device, id, body.resolution ?? null))) return refuse(reply, 'NOT_FOUND', `no open conflict ${id} in this client application`);
     return { code: 200, description: 'OK' };
   });
 
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
-  return { app, url: address };
+  return { app: { close: () => app.close() }, url: address };
 }

@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { CONFLICT_POLICIES } from '../../shared/sync.js';
 import { Devices } from '../central/devices.js';
 import { startCentralServer } from '../central/server.js';
@@ -22,7 +23,9 @@ export async function runCentralCommand(sub: string | undefined, args: string[],
       const latest = CENTRAL_MIGRATIONS.at(-1)!.version;
       if (at !== latest) throw new Error(`the central database is at schema version ${at}, this build needs ${latest}: run central init --postgres URL first`);
       const host = options.host ?? '127.0.0.1';
-      const { app, url } = await startCentralServer(pool, { host, port: parsePort(options.port, 8443), allowPlainHttp: options['allow-plain-http'] === true });
+      // JSON lines on stdout, one per request and one per failure with its cause (never a credential).
+      const logger = pino({ level: process.env.POI_LOG_LEVEL ?? 'info' });
+      const { app, url } = await startCentralServer(pool, { host, port: parsePort(options.port, 8443), allowPlainHttp: options['allow-plain-http'] === true, logger });
       console.log(`Sync service on ${url} (plain HTTP${options['allow-plain-http'] ? '' : ', answered for this computer only: put TLS in front for others'})`);
       await new Promise<void>((resolve) => {
         const stop = (): void => void app.close().then(() => resolve());

@@ -24,6 +24,11 @@ export interface CliOptions {
   mine?: boolean | undefined;
   theirs?: boolean | undefined;
   value?: string | undefined;
+  pushed?: boolean | undefined;
+  earlier?: boolean | undefined;
+  rename?: string | undefined;
+  merge?: string | undefined;
+  'insecure-http'?: boolean | undefined;
   policy?: string | undefined;
   'allow-plain-http'?: boolean | undefined;
   'client-name'?: string | undefined;

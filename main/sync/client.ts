@@ -1,5 +1,6 @@
-import type { z } from 'zod';
-import { helloReply, MAX_PUSH, pullReply, type ConflictReply, type PushedChange, type PushReply } from '../../shared/sync.js';
+import { z } from 'zod';
+import { conflictReply, helloReply, MAX_PUSH, pullReply, pushReply, type ConflictReply, type LogMark, type PushedChange } from '../../shared/sync.js';
+import { newUuid } from '../core/store/new-uuid.js';
 import type { SyncCore } from '../core/sync/sync-parts.js';
 
 export interface SyncTarget {
@@ -7,13 +8,45 @@ export interface SyncTarget {
   url: string;
   /** The device credential the central's administrator issued: DEVICE_ID.SECRET. */
   credential: string;
+  /** Send the credential over plain http:// to another computer anyway (`--insecure-http`; the Sync panel shows it in red). */
+  insecureHttp?: boolean;
 }
 
 export interface SyncReport {
   clientId: string;
+  /** This desktop's device id, as the central knows it. */
+  device: string;
   pushed: number;
   conflicts: number;
+  /** Rows received from the central: written by others (this desktop's own come back only after a restore). */
   pulled: number;
+  /** This desktop's changes the central refused in this sync (kept, with their reasons: `sync status`). */
+  refused: number;
+  /** Rows received that could not be applied here, all told (kept, with their reasons, and tried again at every sync). */
+  setAside: number;
+  /** This data folder was found restored (its log went back in time): it asked for its own rows again. */
+  restored: boolean;
+}
+
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The credential travels only where no one else reads it: https, or plain http to this very
+ * computer (a tunnel, a TLS proxy beside the central), unless told otherwise. Checked before
+ * anything is sent.
+ */
+export function checkTransport(target: SyncTarget): void {
+  let url: URL;
+  try {
+    url = new URL(target.url);
+  } catch {
+    throw new SyncError(`${target.url} is not an address: give the sync service's https:// address`);
+  }
+  if (url.protocol === 'https:' || target.insecureHttp) return;
+  if (url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname)) return;
+  throw new SyncError(
+    `${target.url} is plain http to another computer: the device credential would cross the network readable by anyone on the way. Use the central's https:// address (docs/central.md), or, on a network you trust, --insecure-http`,
+  );
 }
 
 function checked<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
@@ -26,6 +59,7 @@ function checked<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
 export class SyncError extends Error {}
 
 export async function call<T>(target: SyncTarget, path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  checkTransport(target);
   let response: Response;
   try {
     response = await fetch(new URL(path, target.url), {
@@ -44,9 +78,16 @@ export async function call<T>(target: SyncTarget, path: string, init: { method?:
 
 /**
  * One sync: this desktop's changes up (first, once, what it held before its first sync), then
- * the central's down, page by page. Every step is kept as it completes (the acknowledged log
- * position, the pull cursor with the rows it covers), so a sync cut off anywhere and run again
- * carries on; a push repeated after a lost answer applies once (its operation ids).
+ * the central's down, page by page, then the rows set aside before tried again. Every step is
+ * kept as it completes (the acknowledged log position, the pull cursor with the rows it covers),
+ * so a sync cut off anywhere and run again carries on; a push repeated after a lost answer
+ * applies once (its operation ids).
+ *
+ * A restored file is told by the central's mark (the last change of this desktop's log it
+ * applied): when this log holds another change at that seq, or none, the file went back in time.
+ * Its changes since are new operations (each change has its own id), so they are all applied;
+ * the ones the central already had are skipped by their ids; and its pulls ask for its own rows
+ * too until one has run to the end, so it gets back what the restore took from it.
  */
 export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: (step: string, done: number, total?: number) => void): Promise<SyncReport> {
   // The central's answers are checked like any input: a wrong or corrupted one stops the sync, saying so, before anything is applied.
@@ -57,49 +98,65 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
     throw new SyncError(`this desktop syncs client application ${point.clientId}; the credential is for ${hello.client_id}`);
   }
   if (!core.clients.find(hello.client_id)) core.clients.create({ id: hello.client_id, name: hello.client_name ?? `Synced ${hello.client_id.slice(0, 8)}` });
-  state.write({ clientId: hello.client_id, url: target.url });
+  const report: SyncReport = { clientId: hello.client_id, device: hello.device, pushed: 0, conflicts: 0, pulled: 0, refused: 0, setAside: 0, restored: false };
+  state.write({ clientId: hello.client_id, url: target.url, device: hello.device });
+  if (hello.mark) {
+    if (core.sync.opAt(hello.device, hello.mark.seq) !== hello.mark.op) {
+      report.restored = true;
+      state.write({ resync: true });
+    } else if (point.pushed < hello.mark.seq) {
+      // The central applied up to there and its answer was lost: nothing before it needs sending again.
+      state.write({ pushed: hello.mark.seq });
+    }
+  }
   point = state.read();
-  const report: SyncReport = { clientId: hello.client_id, pushed: 0, conflicts: 0, pulled: 0 };
-  const send = async (changes: readonly PushedChange[]): Promise<void> => {
+
+  const send = async (changes: readonly PushedChange[], mark?: LogMark): Promise<void> => {
     if (changes.length === 0) return;
-    const reply = await call<PushReply>(target, '/sync/push', { method: 'POST', body: { changes } });
-    report.pushed += changes.length;
+    const reply = checked(pushReply, await call<unknown>(target, '/sync/push', { method: 'POST', body: { changes, ...(mark ? { mark } : {}) } }), '/sync/push');
+    if (reply.refused.length > 0) core.sync.refused.keep(hello.client_id, reply.refused);
+    const refused = new Set(reply.refused.map((r) => r.op));
+    for (const c of changes) if (!refused.has(c.op)) core.sync.refused.accepted(c.entity, c.uuid);
+    report.pushed += changes.length - refused.size;
+    report.refused += refused.size;
     report.conflicts += reply.conflicts;
     onProgress?.('push', report.pushed);
   };
 
   if (!point.snapshotSent) {
     const resumeAt = core.sync.lastSeq();
-    for (const changes of core.sync.outbox.snapshot(hello.device, hello.client_id, MAX_PUSH)) await send(changes);
+    const snapshotId = point.snapshotId ?? newUuid();
+    state.write({ snapshotId });
+    for (const changes of core.sync.outbox.snapshot(hello.device, hello.client_id, snapshotId, MAX_PUSH)) await send(changes);
     state.write({ snapshotSent: true, pushed: resumeAt });
     point = state.read();
   }
   for (let after = point.pushed; ; ) {
     const page = core.sync.outbox.fromLog(hello.device, hello.client_id, after, MAX_PUSH);
-    await send(page.changes);
+    await send(page.changes, page.mark);
     state.write({ pushed: page.last });
     after = page.last;
     if (page.done) break;
   }
 
   let total: number | undefined;
+  const own = state.read().resync;
   for (let cursor = state.read().cursor; ; ) {
     // The first page also says how many rows wait: the progress bar's total.
-    const page = checked(pullReply, await call<unknown>(target, `/sync/pull?after=${cursor}${total === undefined ? '&count=1' : ''}`), '/sync/pull');
+    const query = `/sync/pull?after=${cursor}${total === undefined ? '&count=1' : ''}${own ? '&own=1' : ''}`;
+    const page = checked(pullReply, await call<unknown>(target, query), '/sync/pull');
     total ??= page.remaining;
     const pending = core.sync.pending(hello.client_id, state.read().pushed);
-    core.sync.inbox.apply(hello.client_id, page.rows, pending, () => state.write({ cursor: page.cursor }));
+    core.sync.inbox.apply(hello.client_id, page.rows, pending, () => state.write({ cursor: page.cursor, ...(page.more ? {} : { resync: false }) }));
     report.pulled += page.rows.length;
     onProgress?.('pull', report.pulled, total);
     cursor = page.cursor;
     if (!page.more) break;
   }
+  report.setAside = core.sync.inbox.retry(hello.client_id);
   state.write({ lastSync: core.clock.now() });
   return report;
 }
 
 /** The central's open conflicts of this desktop's client application. */
-export const centralConflicts = (target: SyncTarget): Promise<ConflictReply[]> => call<ConflictReply[]>(target, '/sync/conflicts');
-
-export const markResolved = (target: SyncTarget, id: number, resolution: unknown): Promise<unknown> =>
-  call(target, `/sync/conflicts/${id}/resolved`, { method: 'POST', body: { resolution } });
+export const centralConflicts = async (target: SyncTarget): Promise<ConflictReply[]> => checked(z.array(conflictReply), await call<unknown>(target, '/sync/conflicts'), '/sync/conflicts');

@@ -24,5 +24,5 @@ export function loadTarget(dir: string): SyncTarget | undefined {
   chmodSync(file, 0o600);
   const saved = JSON.parse(readFileSync(file, 'utf8')) as Partial<SyncTarget>;
   if (typeof saved.url !== 'string' || (typeof saved.credential !== 'string' && !fromEnv)) throw new Error(`${file} is not a sync target: run sync --url URL --credential CRED`);
-  return { url: saved.url, credential: fromEnv ?? saved.credential ?? '' };
+  return { url: saved.url, credential: fromEnv ?? saved.credential ?? '', ...(saved.insecureHttp === true ? { insecureHttp: true } : {}) };
 }

@@ -1,39 +1,44 @@
-import { POI_FIELDS } from '../../shared/poi-fields.js';
-import type { CategoryRef, ConflictReply, FieldValue } from '../../shared/sync.js';
-import { updatePoiInput } from '../../shared/schemas/pois.js';
-import { validate } from '../core/errors.js';
+import type { FieldValue } from '../../shared/sync-entities.js';
+import type { ConflictReply, Resolution } from '../../shared/sync.js';
 import type { SyncCore } from '../core/sync/sync-parts.js';
-import { centralConflicts, markResolved, syncOnce, SyncError, type SyncTarget } from './client.js';
-
-export type Choice = { keep: 'mine' | 'theirs' } | { value: FieldValue };
-
+import { call, centralConflicts, syncOnce, SyncError, type SyncTarget } from './client.js';
 
 /**
- * Resolves one of the central's conflicts from this desktop: after a sync, the chosen value is
- * written here as an ordinary change (with its history: who, when, old and new), the conflict is
- * marked resolved on the central, and a sync sends the change, so every desktop ends with it.
+ * How a person resolves a conflict from a desktop: keep this desktop's side (`mine`) or the other
+ * one (`theirs`), or a side by where it stands on the central (`pushed`, `earlier`), or a value of
+ * their own; a clash by renaming one of the two rows, or merging them.
+ */
+export type Choice =
+  | { keep: 'mine' | 'theirs' | 'pushed' | 'earlier' }
+  | { value: FieldValue }
+  | { rename: { uuid: string; to: string } }
+  | { merge: { keep: string; drop: string } };
+
+/** A choice from this desktop's point of view, as the central's resolution (the central knows sides as pushed and earlier). */
+export function resolutionOf(conflict: ConflictReply, choice: Choice, thisDevice: string): Resolution {
+  if (!('keep' in choice)) return choice;
+  if (choice.keep === 'pushed' || choice.keep === 'earlier') return { keep: choice.keep };
+  const mine = conflict.device === thisDevice ? 'pushed' : conflict.other_device === thisDevice ? 'earlier' : undefined;
+  if (!mine) {
+    throw new SyncError(
+      `neither side of conflict ${conflict.id} was written by this desktop, so neither is "mine": keep a side by who wrote it (pushed by ${conflict.device_name ?? 'one device'}, or earlier by ${conflict.other_device_name ?? 'another'})`,
+    );
+  }
+  return { keep: choice.keep === 'mine' ? mine : mine === 'pushed' ? 'earlier' : 'pushed' };
+}
+
+/**
+ * Resolves one of the central's conflicts from this desktop: a sync first (so what waits here is
+ * on the central, and a choice is made against what everyone sent), then the central writes the
+ * outcome as a new version of the rows concerned and records who resolved it and how
+ * (main/central/protocol/resolve.ts), then a sync brings the outcome here; every other desktop
+ * gets it at its next sync.
  */
 export async function resolveConflict(core: SyncCore, target: SyncTarget, id: number, choice: Choice): Promise<ConflictReply> {
+  const { device } = await syncOnce(core, target);
   const conflict = (await centralConflicts(target)).find((c) => c.id === id);
   if (!conflict) throw new SyncError(`no open conflict ${id} (sync conflicts lists them)`);
-  // First what the central holds now, so that the chosen value is written over it (and sent) even
-  // when this desktop already had it.
-  await syncOnce(core, target);
-  const clientId = core.sync.state.read().clientId;
-  if (!clientId) throw new SyncError('this desktop has not synced yet');
-  const chosen = 'value' in choice ? choice.value : choice.keep === 'mine' ? conflict.mine : conflict.theirs;
-  const poi = conflict.entity === 'poi' ? core.sync.poiId(conflict.uuid) : undefined;
-  if (conflict.field === null) {
-    // An edit against a delete: keeping the delete deletes it here too; keeping the edit keeps the POI.
-    if (chosen === 'deleted' && poi !== undefined) core.pois.remove(clientId, poi);
-  } else if (poi !== undefined) {
-    const wire = conflict.field === 'categories' ? 'categories' : POI_FIELDS.find((f) => f.column === conflict.field)?.wire;
-    if (!wire) throw new SyncError(`conflict ${id} is about ${conflict.field}, which this desktop does not edit`);
-    const value = wire === 'categories' ? core.sync.refs.ids(Array.isArray(chosen) ? (chosen as CategoryRef[]) : []) : chosen;
-    // Checked by update's own schema: a value the rules refuse is refused here, saying why.
-    await core.pois.update(clientId, validate(updatePoiInput, { poi, [wire]: value, geocode: false }));
-  }
-  await markResolved(target, id, { keep: 'value' in choice ? 'value' : choice.keep, value: chosen });
+  await call(target, `/sync/conflicts/${id}/resolve`, { method: 'POST', body: { resolution: resolutionOf(conflict, choice, device) } });
   await syncOnce(core, target);
   return conflict;
 }

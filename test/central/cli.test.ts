@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConflictReply } from '../../shared/sync.js';
+import type { ConflictView } from '../../shared/sync-view.js';
 import type { PoiReply } from '../../shared/wire.js';
 import { centralPool } from '../../main/central/store/pool.js';
 import { freePort } from '../support/free-port.js';
@@ -80,11 +80,13 @@ describe.skipIf(missing !== undefined)('the central and sync from the command li
     expect(await cli('sync', 'status', '--data', a)).toMatchObject({ waiting: 1 });
     await cli('sync', '--data', a);
     expect(await cli('sync', '--data', b)).toMatchObject({ conflicts: 1 });
-    const conflicts = (await cli('sync', 'conflicts', '--data', a)) as ConflictReply[];
+    const conflicts = (await cli('sync', 'conflicts', '--data', a)) as ConflictView[];
     expect(conflicts).toEqual([expect.objectContaining({ uuid: poi.uuid, field: 'name', mine: 'Well (working)', theirs: 'Well (dry)' })]);
+    // Seen from A, its own side comes first and is called so; B's is named by its device.
+    expect(conflicts[0]!.sides.map((s) => [s.who, s.value])).toEqual([['this desktop', 'Well (dry)'], ['device laptop B', 'Well (working)']]);
 
-    // Resolved on A, keeping "theirs" (A's own value): written on A as a change, sent, and B follows.
-    await cli('sync', 'resolve', String(conflicts[0]!.id), '--theirs', '--data', a);
+    // Resolved on A, keeping its own value ("mine" is A's side, whoever pushed last), and B follows.
+    await cli('sync', 'resolve', String(conflicts[0]!.id), '--mine', '--data', a);
     await cli('sync', '--data', b);
     expect(await cli('sync', 'conflicts', '--data', b)).toEqual([]);
     for (const dir of [a, b]) {

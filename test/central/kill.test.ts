@@ -2,14 +2,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PoiReply } from '../../shared/wire.js';
 import { Devices } from '../../main/central/devices.js';
 import { migrateCentral } from '../../main/central/store/migrate.js';
 import { centralPool } from '../../main/central/store/pool.js';
-import { startCentralServer } from '../../main/central/server.js';
+import { startCentralServer, type CentralApp } from '../../main/central/server.js';
 import { syncOnce, SyncError, type SyncTarget } from '../../main/sync/client.js';
 import { loadTarget, saveTarget } from '../../main/sync/credential.js';
 import { openCore, type OpenCore } from '../support/core.js';
@@ -24,7 +23,7 @@ const root = join(import.meta.dirname, '../..');
 describe.skipIf(missing !== undefined)('sync under faults', () => {
   let pg: ThrowawayPostgres;
   let pool: Pool;
-  let server: FastifyInstance;
+  let server: CentralApp;
   let url: string;
   const dirs: string[] = [];
   const folder = (): string => {

@@ -1,9 +1,8 @@
 /// <reference lib="dom" />
-import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import type { PoiReply } from '../../shared/wire.js';
 import { Devices } from '../../main/central/devices.js';
-import { startCentralServer } from '../../main/central/server.js';
+import { startCentralServer, type CentralApp } from '../../main/central/server.js';
 import { migrateCentral } from '../../main/central/store/migrate.js';
 import { centralPool } from '../../main/central/store/pool.js';
 import { postgresMissing, startPostgres, type ThrowawayPostgres } from '../support/postgres.js';
@@ -16,7 +15,7 @@ if (missing && process.env.POI_REQUIRE_POSTGRES === '1') throw new Error(`the sy
 /** The central, in this test's process (a real PostgreSQL and the real sync service); the app under test syncs with it. */
 let pg: ThrowawayPostgres;
 let pool: Pool;
-let central: FastifyInstance;
+let central: CentralApp;
 let url: string;
 let credential: string;
 let other: string;

@@ -1,176 +1,190 @@
 import type { PoolClient } from 'pg';
-import { SYNCED_ENTITIES, UNCOMPARED_FIELDS, type ConflictPolicy, type FieldValue, type PushedChange, type SyncedEntity } from '../../../shared/sync.js';
-import { deletionIsField, fieldsOf, sameValue, selectField, TABLES, writeField } from './entities.js';
-
-/** A row as this push sees it: read once, changed in memory change after change, written once. */
-interface RowState {
-  entity: SyncedEntity;
-  uuid: string;
-  fields: Record<string, FieldValue>;
-  deleted: boolean;
-  /** When it was deleted, epoch ms, for a tombstone column. */
-  deletedAt: number | null;
-  existed: boolean;
-  dirty: boolean;
-  /** Kept as it is, but moved up the change sequence (manual policy: the pushing desktop pulls it back). */
-  touched: boolean;
-  at: number;
-}
-
-interface Conflict {
-  entity: SyncedEntity;
-  uuid: string;
-  field: string | null;
-  base: unknown;
-  mine: unknown;
-  theirs: unknown;
-}
+import { fieldOf, fieldProblem, rowProblem, sortedRefs, type FieldValue } from '../../../shared/sync-entities.js';
+import { deviceOfOp, rowDigest, type ConflictPolicy, type LogMark, type PushedChange, type PushReply, type RefusedChange } from '../../../shared/sync.js';
+import type { Device } from '../devices.js';
+import { Refusal } from '../refusal.js';
+import { deletionField, sameBase, sameValue } from './entities.js';
+import { findClashes, type Conflict } from './clashes.js';
+import { readRows, writeRows, type RowState } from './rows.js';
 
 /**
- * Applies one push inside the caller's transaction, which holds the client's lock (push.ts): the
- * rows it touches are read once, each change merged in memory in order, field by field against
- * its base (the value the desktop last saw): the central's value equal to the base, only the
- * desktop changed it (applied); equal to mine, already applied; else both changed it (a
- * conflict, kept under the client's policy). Then each table is written in one statement, so a
- * push costs a handful of round trips, not a few per change. Changes whose operation id was
- * applied before (a retried push) are skipped.
+ * Applies one push inside the caller's transaction, which holds the client's lock (push.ts).
+ *
+ * Each change is checked first: an operation id of another device, or a row of another client
+ * application, refuses the whole push (403: no honest desktop sends either). A change whose
+ * values break the API's rules (400), or that updates a row the central never had (409), is
+ * refused alone and listed in the reply; the rest applies. Operations applied before (a retried
+ * push) are skipped; a refused one is not recorded as applied, so a retry hears the refusal again.
+ *
+ * The rows a push touches are read once, each change merged in memory in order, field by field
+ * against its base (the value the desktop last saw): the central's value equal to the base, only
+ * the desktop changed it (applied); equal to mine, already applied; else both changed it (a
+ * conflict, kept under the client's policy). A delete carries every field's base, so an edit its
+ * desktop never saw is a conflict. Two live rows that would share a unique value (a username, an
+ * e-mail, a category's name) are a clash, recorded as a conflict: both are kept. Then each table
+ * is written in one statement. A row whose merged digest equals the `state` its pusher sent is
+ * marked as that device's echo: its pulls skip it.
  */
-export async function applyPush(db: PoolClient, clientId: string, deviceId: string, policy: ConflictPolicy, changes: readonly PushedChange[]): Promise<{ conflicts: number }> {
-  const { rows: fresh } = await db.query<{ op_id: string }>(
-    'INSERT INTO applied_ops (op_id, device_id) SELECT op, $2 FROM unnest($1::text[]) AS op ON CONFLICT DO NOTHING RETURNING op_id',
-    [changes.map((c) => c.op), deviceId],
-  );
-  const todo = new Set(fresh.map((r) => r.op_id));
-  const pending = changes.filter((c) => todo.has(c.op));
-  const rows = await readRows(db, clientId, pending);
+export async function applyPush(db: PoolClient, device: Device, policy: ConflictPolicy, changes: readonly PushedChange[], mark?: LogMark): Promise<PushReply> {
+  const foreign = changes.find((c) => deviceOfOp(c.op) !== device.id);
+  if (foreign) throw new Refusal('FORBIDDEN', `change ${foreign.op} names the operations of another device: a device pushes its own only`);
+  const { rows: done } = await db.query<{ op_id: string }>('SELECT op_id FROM applied_ops WHERE device_id = $1 AND op_id = ANY($2::text[])', [device.id, changes.map((c) => c.op)]);
+  const applied = new Set(done.map((r) => r.op_id));
+  const pending = changes.filter((c) => !applied.has(c.op));
+  const { rows, foreign: other } = await readRows(db, device.clientId, pending);
+  if (other) {
+    const change = pending.find((c) => c.entity === other.entity && c.uuid === other.uuid)!;
+    throw new Refusal('FORBIDDEN', `change ${change.op} names ${other.entity} ${other.uuid}, which belongs to another client application: nothing of this push was kept`);
+  }
+  const known = await knownCategories(db, device.clientId, pending, rows);
+
   const conflicts: Conflict[] = [];
-  for (const change of pending) merge(rows.get(`${change.entity}:${change.uuid}`)!, change, policy, conflicts);
-  await writeRows(db, clientId, [...rows.values()]);
+  const refused: RefusedChange[] = [];
+  const ok: string[] = [];
+  for (const change of pending) {
+    const row = rows.get(`${change.entity}:${change.uuid}`)!;
+    const problem = checkChange(change, row, known);
+    if (problem) {
+      refused.push({ op: change.op, entity: change.entity, uuid: change.uuid, ...problem });
+      continue;
+    }
+    // Merged on a copy: a change whose result would break a rule (a required field emptied) is refused whole.
+    const trial: RowState = { ...row, fields: { ...row.fields } };
+    const found: Conflict[] = [];
+    merge(trial, change, policy, found, device.id);
+    const broken = trial.deleted ? undefined : rowProblem(change.entity, trial.fields);
+    if (broken) {
+      refused.push({ op: change.op, entity: change.entity, uuid: change.uuid, status: 400, field: broken.field, message: `${broken.field} ${broken.message}` });
+      continue;
+    }
+    Object.assign(row, trial);
+    row.state = change.state;
+    conflicts.push(...found);
+    ok.push(change.op);
+  }
+  for (const row of rows.values()) row.echo = row.dirty && row.state !== undefined && !row.touched && rowDigest(row.entity, row.deleted ? 'deleted' : row.fields) === row.state;
+  conflicts.push(...(await findClashes(db, device.clientId, [...rows.values()])));
+  await writeRows(db, device, [...rows.values()]);
   if (conflicts.length > 0) {
     await db.query(
-      `INSERT INTO conflicts (client_id, entity, entity_uuid, field, base, mine, theirs, device_id, kept)
-       SELECT $1, x.entity, x.uuid, x.field, x.base, x.mine, x.theirs, $2, $3
-       FROM jsonb_to_recordset($4::jsonb) AS x(entity text, uuid uuid, field text, base jsonb, mine jsonb, theirs jsonb)`,
-      [clientId, deviceId, policy === 'manual' ? 'theirs' : 'mine', JSON.stringify(conflicts)],
+      `INSERT INTO conflicts (client_id, kind, entity, entity_uuid, field, base, mine, theirs, device_id, other_device_id, other_uuid, kept)
+       SELECT $1, x.kind, x.entity, x.uuid, x.field, x.base, x.mine, x.theirs, $2, x.other_device, x.other_uuid, $3
+       FROM jsonb_to_recordset($4::jsonb) AS x(kind text, entity text, uuid uuid, field text, base jsonb, mine jsonb, theirs jsonb, other_device uuid, other_uuid uuid)`,
+      [device.clientId, device.id, policy === 'manual' ? 'theirs' : 'mine', JSON.stringify(conflicts)],
     );
   }
-  return { conflicts: conflicts.length };
+  if (ok.length > 0) await db.query('INSERT INTO applied_ops (device_id, op_id) SELECT $1, op FROM unnest($2::text[]) AS op', [device.id, ok]);
+  if (mark) await db.query('UPDATE devices SET mark_op = $2, mark_seq = $3 WHERE id = $1', [device.id, mark.op, mark.seq]);
+  return { applied: changes.length - refused.length, conflicts: conflicts.length, refused };
 }
 
-async function readRows(db: PoolClient, clientId: string, changes: readonly PushedChange[]): Promise<Map<string, RowState>> {
-  const rows = new Map<string, RowState>();
-  for (const entity of SYNCED_ENTITIES) {
-    const uuids = [...new Set(changes.filter((c) => c.entity === entity).map((c) => c.uuid))];
-    if (uuids.length === 0) continue;
-    const columns = fieldsOf(entity).map((f) => selectField(entity, f));
-    const deletedAt = deletionIsField(entity) ? '' : ', round(extract(epoch FROM deleted_at) * 1000)::float8 AS tombstoned_at';
-    const { rows: found } = await db.query<Record<string, FieldValue> & { uuid: string; client_id: string; tombstoned_at?: number | null }>(
-      `SELECT uuid::text, client_id::text, ${columns.join(', ')}${deletedAt} FROM ${TABLES[entity].table} WHERE uuid = ANY($1::uuid[])`,
-      [uuids],
-    );
-    const byUuid = new Map(found.map((r) => [r.uuid, r]));
-    for (const uuid of uuids) {
-      const row = byUuid.get(uuid);
-      if (row && row.client_id !== clientId) throw new Error(`${entity} ${uuid} belongs to another client application`);
-      const fields: Record<string, FieldValue> = {};
-      for (const f of fieldsOf(entity)) fields[f] = row?.[f] ?? null;
-      const deleted = row ? (deletionIsField(entity) ? fields.deleted_at !== null : row.tombstoned_at != null) : false;
-      rows.set(`${entity}:${uuid}`, { entity, uuid, fields, deleted, deletedAt: row?.tombstoned_at ?? null, existed: row !== undefined, dirty: false, touched: false, at: 0 });
+/** The categories a POI of this push may name: the system ones, and the client's own (on the central, or created by this push). */
+async function knownCategories(db: PoolClient, clientId: string, changes: readonly PushedChange[], rows: ReadonlyMap<string, RowState>): Promise<Set<string>> {
+  const named = new Set<string>();
+  for (const c of changes) for (const [, mine] of c.fields.categories ? [c.fields.categories] : []) if (Array.isArray(mine)) mine.forEach((r) => named.add(r));
+  const known = new Set<string>();
+  const systems = [...named].filter((r) => r.startsWith('system:')).map((r) => Number(r.slice(7)));
+  if (systems.length > 0) {
+    const { rows: found } = await db.query<{ id: number }>('SELECT id FROM system_categories WHERE id = ANY($1::int[])', [systems]);
+    found.forEach((r) => known.add(`system:${r.id}`));
+  }
+  const own = [...named].filter((r) => !r.startsWith('system:'));
+  if (own.length > 0) {
+    const { rows: found } = await db.query<{ uuid: string }>('SELECT uuid::text FROM categories WHERE client_id = $1 AND uuid = ANY($2::uuid[])', [clientId, own]);
+    found.forEach((r) => known.add(r.uuid));
+  }
+  for (const row of rows.values()) if (row.entity === 'category') known.add(row.uuid);
+  return known;
+}
+
+/** Why one change cannot apply, or undefined: its values by the API's rules, its categories, the row it needs. */
+function checkChange(change: PushedChange, row: RowState, known: ReadonlySet<string>): Omit<RefusedChange, 'op' | 'entity' | 'uuid'> | undefined {
+  const there = row.existed || row.dirty;
+  if (change.kind === 'update' && !there) {
+    return { status: 409, field: null, message: `the central has no ${change.entity} ${change.uuid} to update (its creation was refused, or never sent): send it whole again` };
+  }
+  if (change.kind === 'delete') return undefined;
+  for (const [field, [, mine]] of Object.entries(change.fields)) {
+    // Null is judged on the merged row: an optional field may be emptied, a required one not.
+    if (mine === null) continue;
+    const problem = fieldProblem(change.entity, field, mine);
+    if (problem) return { status: 400, field, message: `${field} ${problem}` };
+    if (fieldOf(change.entity, field)?.kind === 'refs' && Array.isArray(mine)) {
+      const unknown = mine.find((ref) => !known.has(ref));
+      if (unknown) return { status: 400, field, message: `${field} names ${unknown}, which is no category of this client application` };
     }
   }
-  return rows;
+  return undefined;
 }
 
 /** One change merged into its row's state, by the rules above. */
-function merge(row: RowState, change: PushedChange, policy: ConflictPolicy, conflicts: Conflict[]): void {
-  const conflict = (field: string | null, base: unknown, mine: unknown, theirs: unknown): void => {
-    conflicts.push({ entity: change.entity, uuid: change.uuid, field, base, mine, theirs });
+function merge(row: RowState, change: PushedChange, policy: ConflictPolicy, conflicts: Conflict[], device: string): void {
+  const conflict = (kind: Conflict['kind'], field: string | null, base: unknown, mine: unknown, theirs: unknown): void => {
+    conflicts.push({ kind, entity: change.entity, uuid: change.uuid, field, base, mine, theirs, other_device: row.writtenBy, other_uuid: null });
     if (policy === 'manual') row.touched = true;
+  };
+  const wrote = (): void => {
+    row.dirty = true;
+    row.at = change.at;
+    row.writtenBy = device;
   };
   const set = (values: Record<string, FieldValue>): void => {
     Object.assign(row.fields, values);
-    row.dirty = true;
-    row.at = change.at;
+    wrote();
   };
   const tombstone = (): void => {
     row.deleted = true;
     row.deletedAt = change.at;
-    if (deletionIsField(change.entity)) row.fields.deleted_at = change.at;
-    row.dirty = true;
-    row.at = change.at;
+    const deletion = deletionField(change.entity);
+    if (deletion) row.fields[deletion] = change.at;
+    wrote();
   };
-  const mine = Object.fromEntries(Object.entries(change.fields).map(([f, [, m]]) => [f, m]));
-  const live = row.existed || row.dirty;
+  const mine: Record<string, FieldValue> = {};
+  const bases: Record<string, FieldValue> = {};
+  for (const [f, [base, value]] of Object.entries(change.fields)) {
+    mine[f] = fieldOf(change.entity, f)?.kind === 'refs' && Array.isArray(value) ? sortedRefs(value) : value;
+    bases[f] = base;
+  }
 
-  if (!live) {
-    if (change.kind === 'delete') return;
-    set(mine);
+  if (!row.existed && !row.dirty) {
+    if (change.kind !== 'delete') set(mine);
     return;
   }
   if (change.kind === 'delete') {
     if (row.deleted) return;
     // Changed here since the desktop last saw it: an edit against a delete.
-    const edited = Object.entries(change.fields).some(([f, [base]]) => !UNCOMPARED_FIELDS.includes(f) && !sameValue(row.fields[f], base));
+    const edited = Object.entries(bases).some(([f, base]) => !sameBase(change.entity, f, row.fields[f], base));
     if (edited) {
-      conflict(null, Object.fromEntries(Object.entries(change.fields).map(([f, [base]]) => [f, base])), 'deleted', { ...row.fields });
+      conflict('delete', null, bases, 'deleted', { ...row.fields });
       if (policy === 'manual') return;
     }
     tombstone();
     return;
   }
-  if (row.deleted && !(deletionIsField(change.entity) && 'deleted_at' in change.fields)) {
-    // An edit of a row deleted here (by another desktop): last writer wins brings it back with the edit.
-    conflict(null, null, mine, 'deleted');
-    if (policy === 'manual') return;
+  const deletion = deletionField(change.entity);
+  if (row.deleted && !(deletion && deletion in change.fields)) {
+    // A create of a deleted row is its deliberate return (an undo of its delete, a resolution).
+    // An edit of it is an edit against a delete: last writer wins brings it back with the edit.
+    if (change.kind !== 'create') {
+      conflict('delete', null, bases, mine, 'deleted');
+      if (policy === 'manual') return;
+    }
     row.deleted = false;
     row.deletedAt = null;
     set(mine);
     return;
   }
   const next: Record<string, FieldValue> = {};
-  for (const [field, [base, value]] of Object.entries(change.fields)) {
+  for (const [field, value] of Object.entries(mine)) {
     const theirs = row.fields[field] ?? null;
     if (sameValue(theirs, value)) continue;
-    if (sameValue(theirs, base) || change.kind === 'create' || UNCOMPARED_FIELDS.includes(field)) {
+    if (sameBase(change.entity, field, theirs, bases[field])) {
       next[field] = value;
       continue;
     }
-    conflict(field, base, value, theirs);
+    conflict('field', field, bases[field], value, theirs);
     if (policy === 'last-writer-wins') next[field] = value;
   }
   if (Object.keys(next).length > 0) set(next);
-  if (deletionIsField(change.entity)) row.deleted = row.fields.deleted_at !== null;
-}
-
-/** New rows in one INSERT per table, changed rows in one UPDATE per table, each a JSON record set. */
-async function writeRows(db: PoolClient, clientId: string, rows: readonly RowState[]): Promise<void> {
-  for (const entity of SYNCED_ENTITIES) {
-    const { table, types, created } = TABLES[entity];
-    const fields = fieldsOf(entity);
-    const recordType = ['uuid uuid', 'at float8', 'tombstoned_at float8', ...fields.map((f) => `${f} ${types[f]}`)].join(', ');
-    const record = (r: RowState): Record<string, unknown> => ({ uuid: r.uuid, at: r.at, tombstoned_at: r.deleted ? r.deletedAt : null, ...r.fields });
-    const tombstoneColumn = deletionIsField(entity) ? [] : ['deleted_at'];
-    const tombstoneValue = deletionIsField(entity) ? [] : ['to_timestamp(x.tombstoned_at / 1000)'];
-    const inserts = rows.filter((r) => r.entity === entity && !r.existed && r.dirty);
-    if (inserts.length > 0) {
-      const createdColumn = fields.includes(created) ? [] : [created];
-      await db.query(
-        `INSERT INTO ${table} (uuid, client_id, updated_at, ${[...createdColumn, ...tombstoneColumn, ...fields].join(', ')})
-         SELECT x.uuid, $1, to_timestamp(x.at / 1000), ${[...createdColumn.map(() => 'to_timestamp(x.at / 1000)'), ...tombstoneValue, ...fields.map((f) => writeField(entity, f, `x.${f}`))].join(', ')}
-         FROM jsonb_to_recordset($2::jsonb) AS x(${recordType})`,
-        [clientId, JSON.stringify(inserts.map(record))],
-      );
-    }
-    const updates = rows.filter((r) => r.entity === entity && r.existed && r.dirty);
-    if (updates.length > 0) {
-      const sets = [...fields.map((f) => `${f} = ${writeField(entity, f, `x.${f}`)}`), ...tombstoneColumn.map((c) => `${c} = ${tombstoneValue[0]}`)];
-      await db.query(
-        `UPDATE ${table} t SET ${sets.join(', ')}, updated_at = to_timestamp(x.at / 1000), version = t.version + 1, seq = nextval('change_seq')
-         FROM jsonb_to_recordset($1::jsonb) AS x(${recordType}) WHERE t.uuid = x.uuid`,
-        [JSON.stringify(updates.map(record))],
-      );
-    }
-    const touched = rows.filter((r) => r.entity === entity && r.existed && r.touched && !r.dirty).map((r) => r.uuid);
-    if (touched.length > 0) await db.query(`UPDATE ${table} SET seq = nextval('change_seq') WHERE uuid = ANY($1::uuid[])`, [touched]);
-  }
+  if (deletion) row.deleted = row.fields[deletion] !== null;
 }

@@ -1,56 +1,48 @@
-import { POI_FIELDS } from '../../../shared/poi-fields.js';
-import { SYNCED_FIELDS, type FieldValue, type SyncedEntity } from '../../../shared/sync.js';
+import { CENTRAL_TYPES, fieldNames, fingerprint, SYNC_ENTITIES, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
 
-/** How the central stores one synced entity: its table, each field's type, and which are timestamps or booleans. */
-interface EntityTable {
-  table: string;
-  /** Each synced field's SQL type as it travels (timestamps as float8 epoch ms, booleans as int). */
-  types: Record<string, string>;
-  timestamps: readonly string[];
-  booleans?: readonly string[];
-  /** The row's own creation column, set on insert. */
-  created: string;
+/**
+ * How the central stores each synced entity, derived from its declaration
+ * (shared/sync-entities.ts): the table, each field's SQL type as it travels, and how a field is
+ * read and written (times as epoch ms over timestamptz, flags as 0/1 over boolean).
+ */
+export const tableOf = (entity: SyncedEntity): string => SYNC_ENTITIES[entity].table;
+export const fieldsOf = (entity: SyncedEntity): readonly string[] => fieldNames(entity);
+
+const kindOf = (entity: SyncedEntity, field: string) => SYNC_ENTITIES[entity].fields.find((f) => f.name === field)?.kind;
+
+/** A field's SQL type in a JSON record set. */
+export const typeOf = (entity: SyncedEntity, field: string): string => CENTRAL_TYPES[kindOf(entity, field) ?? 'text'];
+
+/** A field as SQL reads it: times as whole epoch ms (double precision, so `pg` gives a number; the desktop keeps integers), flags as 0/1. */
+export function selectField(entity: SyncedEntity, field: string, table = ''): string {
+  const column = `${table}${field}`;
+  const kind = kindOf(entity, field);
+  if (kind === 'time') return `round(extract(epoch FROM ${column}) * 1000)::float8 AS ${field}`;
+  if (kind === 'flag') return `${column}::int AS ${field}`;
+  if (kind === 'uuid') return `${column}::text AS ${field}`;
+  return `${column} AS ${field}`;
 }
 
-export const TABLES: Record<SyncedEntity, EntityTable> = {
-  poi: {
-    table: 'pois',
-    types: { ...Object.fromEntries(POI_FIELDS.map((f) => [f.column, f.kind === 'text' ? 'text' : 'float8'])), categories: 'text[]', created_by: 'uuid', registered_at: 'float8' },
-    timestamps: ['registered_at'],
-    created: 'registered_at',
-  },
-  category: { table: 'categories', types: { description: 'text', deleted_at: 'float8' }, timestamps: ['deleted_at'], created: 'created_at' },
-  member: {
-    table: 'members',
-    types: { username: 'text', email: 'text', pwd_hash: 'text', gender: 'text', birthday: 'text', email_verified: 'int', registered_at: 'float8' },
-    timestamps: ['registered_at'],
-    booleans: ['email_verified'],
-    created: 'created_at',
-  },
-  warning: {
-    table: 'warnings',
-    types: { poi_uuid: 'uuid', type: 'text', member_id: 'uuid', data: 'text', created_at: 'float8' },
-    timestamps: ['created_at'],
-    created: 'created_at',
-  },
-};
-
-/** A field as SQL reads it: timestamps as whole epoch ms (double precision, so `pg` gives a number; the desktop keeps integers). */
-export const selectField = (entity: SyncedEntity, field: string): string =>
-  TABLES[entity].timestamps.includes(field)
-    ? `round(extract(epoch FROM ${field}) * 1000)::float8 AS ${field}`
-    : TABLES[entity].booleans?.includes(field)
-      ? `${field}::int AS ${field}`
-      : field;
-
 /** A value of a JSON record set (`x.field`) as SQL writes it: epoch ms back to a timestamp, 0/1 to a boolean. */
-export const writeField = (entity: SyncedEntity, field: string, expr: string): string =>
-  TABLES[entity].timestamps.includes(field) ? `to_timestamp(${expr} / 1000)` : TABLES[entity].booleans?.includes(field) ? `(${expr})::boolean` : expr;
+export function writeField(entity: SyncedEntity, field: string, expr: string): string {
+  const kind = kindOf(entity, field);
+  if (kind === 'time') return `to_timestamp(${expr} / 1000)`;
+  if (kind === 'flag') return `(${expr})::boolean`;
+  return expr;
+}
 
-export const fieldsOf = (entity: SyncedEntity): readonly string[] => SYNCED_FIELDS[entity];
+/** Whether an entity's deletion is one of its fields (a category's deleted_at) rather than a tombstone of the row. */
+export const deletionField = (entity: SyncedEntity): string | undefined => (SYNC_ENTITIES[entity] as { deletionField?: string }).deletionField;
 
-/** Whether an entity's deletion is one of its fields (a category's deleted_at) rather than a tombstone column of its own. */
-export const deletionIsField = (entity: SyncedEntity): boolean => fieldsOf(entity).includes('deleted_at');
-
-/** The values the central compares: JSON equality (numbers, text, null, category lists in order). */
+/** The values the central compares: JSON equality (numbers, text, null, category lists in order; the desktop sends them sorted). */
 export const sameValue = (a: FieldValue | undefined, b: FieldValue | undefined): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/**
+ * A base against the central's value: a fingerprinted field (a password hash) may give its base
+ * as the fingerprint the desktop's log kept.
+ */
+export function sameBase(entity: SyncedEntity, field: string, current: FieldValue | undefined, base: FieldValue | undefined): boolean {
+  const declared = SYNC_ENTITIES[entity].fields.find((f) => f.name === field);
+  if (declared && 'fingerprinted' in declared && typeof base === 'string' && base.startsWith('fp:')) return typeof current === 'string' && fingerprint(current) === base;
+  return sameValue(current, base);
+}

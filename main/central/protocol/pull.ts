@@ -1,30 +1,47 @@
 import type { Pool } from 'pg';
-import { SYNCED_ENTITIES, type FieldValue, type PulledRow, type PullReply, type SyncedEntity } from '../../../shared/sync.js';
-import { fieldsOf, selectField, TABLES } from './entities.js';
+import { SYNCED_ENTITIES, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
+import type { PulledRow, PullReply } from '../../../shared/sync.js';
+import type { Device } from '../devices.js';
+import { fieldsOf, selectField, tableOf } from './entities.js';
+
+export interface PullOptions {
+  after: number;
+  limit: number;
+  /** Also say how many rows remain (a progress bar's total). */
+  count?: boolean;
+  /** Also give the rows this device already holds as they are (a restored desktop asks for them). */
+  own?: boolean;
+}
 
 /**
  * The client's rows changed after the cursor, in change-sequence order, a page at a time: each
  * row's current state or its tombstone. One query per entity, each walking its (client_id, seq)
- * index from the cursor, merged in order.
+ * index from the cursor, merged in order. The asking device's own echoes (rows whose last write
+ * was its push, left exactly as it holds them: apply.ts) are skipped, but the cursor moves past
+ * them: they are neither sent, counted nor applied again.
  */
-export async function pull(pool: Pool, clientId: string, after: number, limit: number, count = false): Promise<PullReply> {
+export async function pull(pool: Pool, device: Device, options: PullOptions): Promise<PullReply> {
+  const { after, limit } = options;
   const pages = await Promise.all(
     SYNCED_ENTITIES.map(async (entity) => {
       const columns = fieldsOf(entity).map((f) => selectField(entity, f));
-      const { rows } = await pool.query<Record<string, FieldValue> & { uuid: string; seq: string; version: string; deleted: boolean }>(
-        `SELECT uuid, seq, version, deleted_at IS NOT NULL AS deleted, ${columns.join(', ')}
-         FROM ${TABLES[entity].table} WHERE client_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-        [clientId, after, limit + 1],
+      const { rows } = await pool.query<Record<string, FieldValue> & { uuid: string; seq: string; version: string; deleted: boolean; echo: boolean }>(
+        `SELECT uuid, seq, version, deleted_at IS NOT NULL AS deleted, echo_of IS NOT DISTINCT FROM $4::uuid AS echo, ${columns.join(', ')}
+         FROM ${tableOf(entity)} WHERE client_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+        [device.clientId, after, limit + 1, device.id],
       );
-      return rows.map((r): PulledRow => ({ entity, uuid: r.uuid, seq: Number(r.seq), version: Number(r.version), deleted: r.deleted, fields: pick(entity, r) }));
+      return rows.map((r) => ({ echo: r.echo && !options.own, row: { entity, uuid: r.uuid, seq: Number(r.seq), version: Number(r.version), deleted: r.deleted, fields: pick(entity, r) } satisfies PulledRow }));
     }),
   );
-  const merged = pages.flat().sort((a, b) => a.seq - b.seq);
-  const rows = merged.slice(0, limit);
-  const reply: PullReply = { rows, cursor: rows.at(-1)?.seq ?? after, more: merged.length > limit };
-  if (count) {
+  const merged = pages.flat().sort((a, b) => a.row.seq - b.row.seq);
+  const page = merged.slice(0, limit);
+  const reply: PullReply = { rows: page.filter((r) => !r.echo).map((r) => r.row), cursor: page.at(-1)?.row.seq ?? after, more: merged.length > limit };
+  if (options.count) {
+    const echo = options.own ? '' : ' AND echo_of IS DISTINCT FROM $3::uuid';
     const counts = await Promise.all(
-      SYNCED_ENTITIES.map((entity) => pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${TABLES[entity].table} WHERE client_id = $1 AND seq > $2`, [clientId, after])),
+      SYNCED_ENTITIES.map((entity) =>
+        pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${tableOf(entity)} WHERE client_id = $1 AND seq > $2${echo}`, options.own ? [device.clientId, after] : [device.clientId, after, device.id]),
+      ),
     );
     reply.remaining = counts.reduce((sum, r) => sum + Number(r.rows[0]!.n), 0);
   }

@@ -17,9 +17,11 @@ export interface ChangeRow {
   actor_kind: ChangeReply['actor']['kind'];
   actor_id: string | null;
   undoes: number | null;
+  /** The change's own id (migration 014; null in rows logged before): sync's operation id. */
+  op_id: string | null;
 }
 
-export const CHANGE_COLUMNS = 'seq, at, entity, entity_id, entity_uuid, client_id, poi_id, op, fields, actor_kind, actor_id, undoes';
+export const CHANGE_COLUMNS = 'seq, at, entity, entity_id, entity_uuid, client_id, poi_id, op, fields, actor_kind, actor_id, undoes, op_id';
 
 /** A change's fields: each column's [old, new] value, as the triggers recorded them. */
 export const changedFields = (row: ChangeRow): ChangeReply['fields'] => JSON.parse(row.fields) as ChangeReply['fields'];

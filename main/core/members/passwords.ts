@@ -18,7 +18,7 @@ export interface PasswordHasher {
   burn(password: string): Promise<void>;
 }
 
-export function argon2Hasher(params: typeof ARGON2_PARAMS = ARGON2_PARAMS): PasswordHasher {
+export function argon2Hasher(params: { algorithm: typeof ARGON2_PARAMS.algorithm; memoryCost: number; timeCost: number; parallelism: number } = ARGON2_PARAMS): PasswordHasher {
   let dummy: Promise<string> | undefined;
   return {
     hash: (password) => hash(password, params),

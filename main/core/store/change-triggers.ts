@@ -29,6 +29,10 @@ export interface Logged {
 export interface LogShape {
   /** Since version 10: which change (seq) this one reverses, from `change_undoes()`. */
   undoes?: boolean;
+  /** Since version 14: the change's own id, unique over all time and devices, from `change_op_id()` (sync's operation id). */
+  opId?: boolean;
+  /** Since version 14: a secret column (a password hash) is logged as `(secret fp:…)`, its fingerprint from `change_fingerprint()`, which sync compares bases by. */
+  fingerprints?: boolean;
 }
 
 /**
@@ -45,15 +49,16 @@ const row = (expr: string, r: 'NEW' | 'OLD'): string => expr.replace(/\bR\./g, `
  * those that were set), built by string concatenation: json_array quotes each value, and the
  * trigger runs with every write, where building and filtering a JSON object costs ten times more.
  */
-function fieldsJson(t: Logged, op: 'create' | 'update' | 'delete'): string {
+function fieldsJson(t: Logged, op: 'create' | 'update' | 'delete', shape: LogShape): string {
   const pair = (c: string, name: string, oldValue: string, newValue: string): string => {
     const changed = op === 'update' ? `OLD.${c} IS NOT NEW.${c}` : `${op === 'create' ? 'NEW' : 'OLD'}.${c} IS NOT NULL`;
     return `CASE WHEN ${changed} THEN '"${name}":' || json_array(${oldValue}, ${newValue}) || ',' ELSE '' END`;
   };
   const of = (r: 'OLD' | 'NEW', c: string): string => (t.json?.includes(c) ? `json(${r}.${c})` : `${r}.${c}`);
   const value = (c: string): string => pair(c, c, op === 'create' ? 'NULL' : of('OLD', c), op === 'delete' ? 'NULL' : of('NEW', c));
+  const hidden = (r: 'OLD' | 'NEW', c: string): string => (shape.fingerprints ? `'(secret ' || change_fingerprint(${r}.${c}) || ')'` : "'(secret)'");
   const secret = (c: string): string =>
-    pair(c, c === 'pwd_hash' ? 'password' : c, op === 'create' ? 'NULL' : "'(secret)'", op === 'delete' ? 'NULL' : "'(secret)'");
+    pair(c, c === 'pwd_hash' ? 'password' : c, op === 'create' ? 'NULL' : hidden('OLD', c), op === 'delete' ? 'NULL' : hidden('NEW', c));
   const tombstone = op === 'delete' ? (t.tombstone ?? []).map(value) : [];
   const entries = [...t.columns.map(value), ...(t.secret ?? []).map(secret), ...tombstone].join(' || ');
   return `'{' || rtrim(${entries}, ',') || '}'`;
@@ -70,9 +75,9 @@ export function triggers(t: Logged, shape: LogShape = {}): string {
       const watched = [...t.columns, ...(t.secret ?? [])];
       const when = op === 'update' ? ` WHEN ${watched.map((c) => `OLD.${c} IS NOT NEW.${c}`).join(' OR ')}` : '';
       return `CREATE TRIGGER ${t.table}_logged_${op} AFTER ${event} ON ${t.table}${when} BEGIN
-        INSERT INTO changes (at, entity, entity_id, entity_uuid, client_id, poi_id, op, fields, actor_kind, actor_id${shape.undoes ? ', undoes' : ''})
+        INSERT INTO changes (at, entity, entity_id, entity_uuid, client_id, poi_id, op, fields, actor_kind, actor_id${shape.undoes ? ', undoes' : ''}${shape.opId ? ', op_id' : ''})
         VALUES (change_now(), '${t.entity}', ${row(t.id, r)}, ${row(t.uuid, r)}, ${row(t.client, r)}, ${row(t.poi, r)}, '${op}',
-          ${fieldsJson(t, op)}, change_actor_kind(), change_actor_id()${shape.undoes ? ', change_undoes()' : ''});
+          ${fieldsJson(t, op, shape)}, change_actor_kind(), change_actor_id()${shape.undoes ? ', change_undoes()' : ''}${shape.opId ? ', change_op_id()' : ''});
       END;`;
     })
     .join('\n');

@@ -1,4 +1,6 @@
 import type { Database } from 'better-sqlite3';
+import { fingerprint } from '../../../shared/sync-entities.js';
+import { newUuid } from './new-uuid.js';
 
 /**
  * Who makes a write, as the change log records it (migration 007), and, when the write reverses
@@ -31,6 +33,10 @@ export function registerChangeFunctions(db: Database, now: () => number, actor: 
     return a?.kind === 'member' || a?.kind === 'import' ? a.id : null;
   });
   db.function('change_undoes', { deterministic: false }, () => actor()?.undoes ?? null);
+  // Sync's operation id (migration 014): a restored file hands out seqs again, never these.
+  db.function('change_op_id', { deterministic: false }, () => newUuid());
+  // A password hash in the log (migration 014): its fingerprint, never the hash.
+  db.function('change_fingerprint', { deterministic: true }, (value: unknown) => fingerprint(String(value)));
 }
 
 interface Pending {

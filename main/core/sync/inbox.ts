@@ -1,44 +1,59 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { POI_FIELDS } from '../../../shared/poi-fields.js';
-import { SYNCED_FIELDS, type PulledRow } from '../../../shared/sync.js';
+import { rowProblem, type FieldValue } from '../../../shared/sync-entities.js';
+import type { PulledRow } from '../../../shared/sync.js';
 import { memberKey } from '../members/members.js';
 import type { Clock } from '../clock.js';
 import { categoryIds, poiFields, type PoiRow } from '../pois/poi-row.js';
 import type { PoiStore } from '../pois/poi-store.js';
 import type { WritePath } from '../store/write-path.js';
 import type { CategoryRefs } from './refs.js';
+import type { LocalRows } from './local-rows.js';
+import type { SetAside } from './set-aside.js';
 
 const SYNC = { kind: 'sync' } as const;
 
-/** A member's columns as the central sends them (its folded keys are derived here, as the members store does). */
-const MEMBER_FIELDS = SYNCED_FIELDS.member;
+/** A pulled row that cannot be applied here, and why; the rest of its page applies (sync-parts.ts keeps it aside). */
+class NotHere extends Error {}
 
-interface LocalCategory {
-  id: number;
-  description: string;
-  deleted_at: number | null;
+const text = (v: FieldValue | undefined): string | null => (typeof v === 'string' ? v : null);
+const number = (v: FieldValue | undefined): number | null => (typeof v === 'number' ? v : null);
+
+/** SQLite refused a row for one of its constraints (a username another member holds here, a reference): that row, not the page. */
+function constraintFailure(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  if (!code.startsWith('SQLITE_CONSTRAINT')) return undefined;
+  const message = error instanceof Error ? error.message : code;
+  if (/members\.client_id, members\.username_key/.test(message)) return 'another member here has this username (a clash: resolve it in the conflicts)';
+  if (/members\.client_id, members\.email_key/.test(message)) return 'another member here has this e-mail (a clash: resolve it in the conflicts)';
+  return `this database refused it: ${message}`;
 }
 
 /**
  * Applies what a pull brought, through the one write path as the actor "sync" (so history says
- * so, and the outbox does not send it back), all rows of a page in one transaction. Applying a row
- * this desktop already holds as it is changes nothing: a page applied twice (a sync killed after
- * applying it, before keeping its cursor) is harmless.
+ * so, and the outbox does not send it back), all rows of a page in one transaction with the
+ * cursor that covers them. Every row is looked up and written within the pulling client only: a
+ * row whose uuid another client holds here is set aside, never applied to that client's data.
+ * A row is checked by the API's rules (shared/sync-entities.ts) before it is written; one that
+ * breaks them, or that this database refuses, or that names what this desktop does not have yet
+ * (a category, a report's POI), is set aside with its reason and tried again at every sync.
+ * Applying a row this desktop already holds as it is changes nothing: a page applied twice (a
+ * sync killed after applying it, before keeping its cursor) is harmless.
  */
 export class SyncInbox {
-  private readonly poiByUuid: Statement<[string], PoiRow>;
-  private readonly categoryByUuid: Statement<[string], LocalCategory>;
+  private readonly poiRow: Statement<[string, string], PoiRow>;
+  private readonly categoryRow: Statement<[string, string], { id: number; description: string; deleted_at: number | null }>;
   private readonly insertCategory: Statement;
   private readonly updateCategory: Statement;
-  private readonly memberExists: Statement<[string], number>;
-  private readonly memberById: Statement<[string], Record<(typeof MEMBER_FIELDS)[number], unknown>>;
+  private readonly memberHere: Statement<[string, string], number>;
   private readonly insertMember: Statement;
   private readonly updateMember: Statement;
-  private readonly deleteMember: Statement<[string]>;
-  private readonly reportByUuid: Statement<[string], number>;
+  private readonly deleteMember: Statement<[string, string]>;
+  private readonly reportRow: Statement<[string, string], number>;
   private readonly insertReport: Statement;
   private readonly updateReport: Statement;
   private readonly deleteReport: Statement<[number]>;
+  private readonly poiOrigin: Statement;
+  private readonly savepoint: (work: () => void) => void;
 
   constructor(
     db: Database,
@@ -46,125 +61,194 @@ export class SyncInbox {
     private readonly clock: Clock,
     private readonly store: PoiStore,
     private readonly refs: CategoryRefs,
+    private readonly rows: LocalRows,
+    private readonly aside: SetAside,
   ) {
-    this.poiByUuid = db.prepare('SELECT * FROM pois WHERE uuid = ?');
-    this.categoryByUuid = db.prepare('SELECT id, description, deleted_at FROM categories WHERE uuid = ?');
+    this.savepoint = db.transaction((work: () => void) => work());
+    this.poiRow = db.prepare('SELECT * FROM pois WHERE uuid = ? AND client_id = ?');
+    this.categoryRow = db.prepare('SELECT id, description, deleted_at FROM categories WHERE uuid = ? AND client_id = ?');
     this.insertCategory = db.prepare('INSERT INTO categories (uuid, client_id, description, created_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.updateCategory = db.prepare('UPDATE categories SET description = ?, deleted_at = ?, updated_at = ? WHERE id = ?');
-    this.memberExists = db.prepare<[string], number>('SELECT count(*) FROM members WHERE id = ?').pluck();
-    this.memberById = db.prepare(`SELECT ${MEMBER_FIELDS.join(', ')} FROM members WHERE id = ?`);
-    this.insertMember = db.prepare(
-      `INSERT INTO members (id, client_id, ${MEMBER_FIELDS.join(', ')}, username_key, email_key, updated_at)
-       VALUES (@id, @client_id, ${MEMBER_FIELDS.map((c) => `@${c}`).join(', ')}, @username_key, @email_key, @updated_at)`,
-    );
+    this.memberHere = db.prepare<[string, string], number>('SELECT count(*) FROM members WHERE id = ? AND client_id = ?').pluck();
+    const memberColumns = ['username', 'username_key', 'email', 'email_key', 'pwd_hash', 'gender', 'birthday', 'email_verified', 'registered_at', 'updated_at'];
+    this.insertMember = db.prepare(`INSERT INTO members (id, client_id, ${memberColumns.join(', ')}) VALUES (@id, @client_id, ${memberColumns.map((c) => `@${c}`).join(', ')})`);
+    // Only when something differs: an unchanged row logs nothing.
     this.updateMember = db.prepare(
-      `UPDATE members SET ${MEMBER_FIELDS.map((c) => `${c} = @${c}`).join(', ')}, username_key = @username_key, email_key = @email_key, updated_at = @updated_at WHERE id = @id`,
+      `UPDATE members SET ${memberColumns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND client_id = @client_id
+       AND (username IS NOT @username OR email IS NOT @email OR pwd_hash IS NOT @pwd_hash OR gender IS NOT @gender OR birthday IS NOT @birthday OR email_verified IS NOT @email_verified OR registered_at IS NOT @registered_at)`,
     );
-    this.deleteMember = db.prepare('DELETE FROM members WHERE id = ?');
-    this.reportByUuid = db.prepare<[string], number>('SELECT id FROM warnings WHERE uuid = ?').pluck();
+    this.deleteMember = db.prepare('DELETE FROM members WHERE id = ? AND client_id = ?');
+    this.reportRow = db.prepare<[string, string], number>('SELECT w.id FROM warnings w CROSS JOIN pois p ON p.id = w.poi_id WHERE w.uuid = ? AND p.client_id = ?').pluck();
     this.insertReport = db.prepare(
       'INSERT INTO warnings (uuid, poi_id, type, member_id, data, created_at, updated_at) VALUES (@uuid, @poi_id, @type, @member_id, @data, @created_at, @updated_at)',
     );
-    // Only when something differs: an unchanged row logs nothing.
     this.updateReport = db.prepare(
       `UPDATE warnings SET poi_id = @poi_id, type = @type, member_id = @member_id, data = @data, updated_at = @updated_at
        WHERE id = @id AND (poi_id IS NOT @poi_id OR type IS NOT @type OR member_id IS NOT @member_id OR data IS NOT @data)`,
     );
     this.deleteReport = db.prepare('DELETE FROM warnings WHERE id = ?');
+    // The POI store's update leaves a POI's origin alone (no API edit changes it); sync may (a merge of two members moves it).
+    this.poiOrigin = db.prepare('UPDATE pois SET created_by = @created_by, registered_at = @registered_at WHERE id = @id AND (created_by IS NOT @created_by OR registered_at IS NOT @registered_at)');
   }
 
   /**
    * `pending`: rows changed here and not pushed yet keep their local state: the next push sends
    * it, the central merges, and a later pull brings the result. `after` runs in the same
-   * transaction (the cursor kept with what it covers).
+   * transaction (the cursor kept with what it covers). Answers how many rows were set aside.
    */
-  apply(clientId: string, rows: readonly PulledRow[], pending: ReadonlySet<string>, after: () => void): void {
-    this.writes.now(SYNC, () => {
-      for (const row of rows) {
-        if (pending.has(row.uuid)) continue;
-        if (row.entity === 'category') this.category(clientId, row);
-        else if (row.entity === 'member') this.member(clientId, row);
-        else if (row.entity === 'warning') this.report(row);
-        else this.poi(clientId, row);
+  apply(clientId: string, rows: readonly PulledRow[], pending: ReadonlySet<string>, after: () => void): number {
+    const run = (careful: boolean): number =>
+      this.writes.now(SYNC, () => {
+        let setAside = 0;
+        for (const row of rows) {
+          if (pending.has(row.uuid)) continue;
+          const reason = this.tryRow(clientId, row, careful || row.entity === 'member' || row.entity === 'warning');
+          if (reason === undefined) this.aside.clear(row.entity, row.uuid);
+          else {
+            this.aside.keep(clientId, row, reason);
+            setAside++;
+          }
+        }
+        after();
+        return setAside;
+      });
+    try {
+      return run(false);
+    } catch (error) {
+      // A constraint this fast path did not foresee: the page again, each row in its own savepoint.
+      if (constraintFailure(error) === undefined) throw error;
+      return run(true);
+    }
+  }
+
+  /** The rows set aside before, tried again (something they waited for may be here now); answers how many are still aside. */
+  retry(clientId: string): number {
+    return this.writes.now(SYNC, () => {
+      let left = 0;
+      for (const row of this.aside.rows(clientId)) {
+        const reason = this.tryRow(clientId, row, true);
+        if (reason === undefined) this.aside.clear(row.entity, row.uuid);
+        else {
+          this.aside.keep(clientId, row, reason);
+          left++;
+        }
       }
-      after();
+      return left;
     });
   }
 
-  private report(row: PulledRow): void {
-    const local = this.reportByUuid.get(row.uuid);
+  /** Applies one row; answers why it cannot be applied here (nothing of it written), or undefined. */
+  private tryRow(clientId: string, row: PulledRow, guarded: boolean): string | undefined {
+    try {
+      if (guarded) this.savepoint(() => this.applyRow(clientId, row));
+      else this.applyRow(clientId, row);
+      return undefined;
+    } catch (error) {
+      if (error instanceof NotHere) return error.message;
+      const constraint = guarded ? constraintFailure(error) : undefined;
+      if (constraint !== undefined) return constraint;
+      throw error;
+    }
+  }
+
+  private applyRow(clientId: string, row: PulledRow): void {
+    if (this.rows.heldByAnother(row.entity, clientId, row.uuid)) {
+      throw new NotHere(`another client application on this desktop has a ${row.entity} with this uuid: it is not touched`);
+    }
+    const live = !row.deleted || row.entity === 'category';
+    if (live) {
+      const broken = rowProblem(row.entity, row.fields);
+      if (broken) throw new NotHere(`${broken.field} ${broken.message} (the API's rules refuse it)`);
+    }
+    if (row.entity === 'category') this.category(clientId, row);
+    else if (row.entity === 'member') this.member(clientId, row);
+    else if (row.entity === 'warning') this.report(clientId, row);
+    else this.poi(clientId, row);
+  }
+
+  private report(clientId: string, row: PulledRow): void {
+    const local = this.reportRow.get(row.uuid, clientId);
     if (row.deleted) {
       if (local !== undefined) this.deleteReport.run(local);
       return;
     }
     const f = row.fields;
-    const poi = typeof f.poi_uuid === 'string' ? this.poiByUuid.get(f.poi_uuid) : undefined;
-    // A report of a POI this desktop no longer has (deleted here, not yet sent) waits for the POI's fate.
-    if (!poi) return;
-    const memberId = typeof f.member_id === 'string' && this.memberExists.get(f.member_id)! > 0 ? f.member_id : null;
-    const createdAt = typeof f.created_at === 'number' ? f.created_at : this.clock.now();
-    const values = { uuid: row.uuid, poi_id: poi.id, type: String(f.type), member_id: memberId, data: typeof f.data === 'string' ? f.data : null, created_at: createdAt, updated_at: this.clock.now() };
+    const poi = this.poiRow.get(String(f.poi_uuid), clientId);
+    if (!poi) throw new NotHere('its POI is not on this desktop (deleted here, or not pulled yet)');
+    const member = text(f.member_id);
+    const values = {
+      uuid: row.uuid,
+      poi_id: poi.id,
+      type: String(f.type),
+      member_id: member !== null && this.memberHere.get(member, clientId)! > 0 ? member : null,
+      data: text(f.data),
+      created_at: number(f.created_at) ?? this.clock.now(),
+      updated_at: this.clock.now(),
+    };
     if (local === undefined) this.insertReport.run(values);
     else this.updateReport.run({ ...values, id: local });
   }
 
   private member(clientId: string, row: PulledRow): void {
-    const local = this.memberById.get(row.uuid);
     if (row.deleted) {
-      if (local) this.deleteMember.run(row.uuid);
+      this.deleteMember.run(row.uuid, clientId);
       return;
     }
     const f = row.fields;
-    const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
     const values = {
       id: row.uuid,
       client_id: clientId,
-      username: text(f.username) ?? '',
-      username_key: memberKey(text(f.username) ?? ''),
-      email: text(f.email) ?? '',
-      email_key: memberKey(text(f.email) ?? ''),
-      pwd_hash: text(f.pwd_hash) ?? '!',
-      gender: text(f.gender) ?? 'UNDEFINED',
+      username: String(f.username),
+      username_key: memberKey(String(f.username)),
+      email: String(f.email),
+      email_key: memberKey(String(f.email)),
+      pwd_hash: String(f.pwd_hash),
+      gender: String(f.gender),
       birthday: text(f.birthday),
       email_verified: f.email_verified === 1 ? 1 : 0,
-      registered_at: typeof f.registered_at === 'number' ? f.registered_at : this.clock.now(),
+      registered_at: number(f.registered_at) ?? this.clock.now(),
       updated_at: this.clock.now(),
     };
-    if (!local) this.insertMember.run(values);
-    else if (MEMBER_FIELDS.some((c) => values[c] !== local[c])) this.updateMember.run(values);
+    if (this.memberHere.get(row.uuid, clientId)! === 0) this.insertMember.run(values);
+    else this.updateMember.run(values);
   }
 
   private category(clientId: string, row: PulledRow): void {
-    const description = String(row.fields.description ?? '');
-    const deletedAt = typeof row.fields.deleted_at === 'number' ? row.fields.deleted_at : null;
-    const local = this.categoryByUuid.get(row.uuid);
+    const description = String(row.fields.description);
+    const deletedAt = row.deleted ? (number(row.fields.deleted_at) ?? this.clock.now()) : number(row.fields.deleted_at);
+    const local = this.categoryRow.get(row.uuid, clientId);
     const now = this.clock.now();
     if (!local) this.insertCategory.run(row.uuid, clientId, description, now, now, deletedAt);
     else if (local.description !== description || local.deleted_at !== deletedAt) this.updateCategory.run(description, deletedAt, now, local.id);
   }
 
   private poi(clientId: string, row: PulledRow): void {
-    const local = this.poiByUuid.get(row.uuid);
+    const local = this.poiRow.get(row.uuid, clientId);
     if (row.deleted) {
       if (local) this.store.delete(clientId, local.id);
       return;
     }
     const f = row.fields;
-    const createdBy = typeof f.created_by === 'string' && this.memberExists.get(f.created_by)! > 0 ? f.created_by : null;
+    const named = Array.isArray(f.categories) ? f.categories : [];
+    const ids = this.refs.ids(clientId, named);
+    if (ids.length < named.length) throw new NotHere(`it names a category this desktop does not have yet (${named.filter((r) => this.refs.ids(clientId, [r]).length === 0).join(', ')})`);
+    const creator = text(f.created_by);
     const next: Omit<PoiRow, 'id'> = {
       ...poiFields((column) => f[column]),
       uuid: row.uuid,
       client_id: clientId,
-      category_ids: categoryIds(this.refs.ids(Array.isArray(f.categories) ? f.categories : [])),
-      created_by: createdBy,
-      registered_at: typeof f.registered_at === 'number' ? f.registered_at : (local?.registered_at ?? this.clock.now()),
+      category_ids: categoryIds(ids),
+      // A member this desktop does not hold (set aside, or refused) cannot be referred to here.
+      created_by: creator !== null && this.memberHere.get(creator, clientId)! > 0 ? creator : null,
+      registered_at: number(f.registered_at) ?? local?.registered_at ?? this.clock.now(),
       updated_at: Math.max(this.clock.now(), (local?.updated_at ?? 0) + 1),
     };
     if (!local) {
       this.store.insert(next);
       return;
     }
-    const compared = [...POI_FIELDS.map((x) => x.column), 'category_ids', 'created_by', 'registered_at'] as const;
-    if (compared.some((c) => next[c] !== local[c])) this.store.update({ ...next, id: local.id });
+    const fields = Object.keys(poiFields((column) => f[column])) as Array<keyof typeof next>;
+    if ([...fields, 'category_ids'].some((c) => next[c as keyof typeof next] !== local[c as keyof PoiRow])) this.store.update({ ...next, id: local.id });
+    this.poiOrigin.run({ id: local.id, created_by: next.created_by, registered_at: next.registered_at });
   }
 }

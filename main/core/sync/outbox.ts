@@ -1,183 +1,134 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { POI_FIELDS } from '../../../shared/poi-fields.js';
-import { SYNCED_ENTITIES, type FieldValue, type PushedChange } from '../../../shared/sync.js';
+import { fieldNames, sortedRefs, SYNCED_ENTITIES, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
+import { opOf, rowDigest, type LogMark, type PushedChange } from '../../../shared/sync.js';
 import { CHANGE_COLUMNS, changedFields, type ChangeRow } from '../changes/change-log.js';
-import type { PoiRow } from '../pois/poi-row.js';
+import type { LocalRows } from './local-rows.js';
 import type { CategoryRefs } from './refs.js';
 
-const POI_COLUMNS = POI_FIELDS.map((f) => f.column);
 /** What the log holds that syncs. */
 const SYNCED = new Set<string>(SYNCED_ENTITIES);
-/** Columns of a POI that sync as they are (categories are translated, bookkeeping stays local). */
-const AS_IS = new Set<string>([...POI_COLUMNS, 'created_by', 'registered_at']);
 
-/** A member's fields that sync as the log records them (the password as its current hash, read when sent). */
-const MEMBER_AS_IS = new Set(['username', 'email', 'gender', 'birthday', 'email_verified']);
-
-interface MemberRow {
-  id: string;
-  username: string;
-  email: string;
-  pwd_hash: string;
-  gender: string;
-  birthday: string | null;
-  email_verified: number;
-  registered_at: number;
-}
-
-interface CategoryRow {
-  id: number;
-  uuid: string;
-  description: string;
-  created_at: number;
-  deleted_at: number | null;
-}
+/** The snapshot of a first sync: the entities in the order a push writes them safely (a POI names its categories and member, a report its POI). */
+const SNAPSHOT_ORDER: readonly SyncedEntity[] = ['member', 'category', 'poi', 'warning'];
 
 export interface OutboxPage {
   changes: PushedChange[];
-  /** Where the next page starts: the last seq (or id) read, pushed or skipped. */
+  /** Where the next page starts: the last seq read, pushed or skipped. */
   last: number;
   done: boolean;
+  /** The last change read, as the central remembers this desktop's log by (hello's mark). */
+  mark?: LogMark;
 }
+
+/** A change's operation id: its own id, or its seq for a change logged before ids existed (migration 014). */
+export const changeOp = (device: string, row: Pick<ChangeRow, 'seq' | 'op_id'>): string => opOf(device, row.op_id ?? String(row.seq));
+
+/** The fingerprint a log keeps of a password hash, as sync compares it ('fp:' alone: a change logged before fingerprints, whose base is unknown). */
+const fingerprintIn = (logged: unknown): string => {
+  const match = typeof logged === 'string' ? /\((?:secret )?(fp:[^)]*)\)/.exec(logged) : null;
+  return match ? match[1]! : 'fp:';
+};
 
 /**
  * What this desktop sends the central, as the protocol's changes (shared/sync.ts): first, once,
- * the data it held before its first sync, as creations; then its change log, each change with
- * the values it replaced as its base. Changes that a sync wrote (actor "sync") came from the
- * central and are not sent back.
+ * the data it held before its first sync, as creations; then its change log, each change with the
+ * values it replaced as its base (a delete with every field's, empty ones included). Changes
+ * that a sync wrote (actor "sync") came from the central and are not sent back. The last change
+ * of each row in a page carries the row's digest as this desktop now holds it (the central's
+ * echo: this desktop's pulls then skip it).
  */
 export class SyncOutbox {
   private readonly logPage: Statement<[number, number], ChangeRow>;
-  private readonly categoriesPage: Statement<[string, number, number], CategoryRow>;
-  private readonly poisPage: Statement<[string, number, number], PoiRow>;
-  private readonly membersPage: Statement<[string, string, number], MemberRow>;
-  private readonly hashOf: Statement<[string], string>;
-  private readonly reportsPage: Statement<[string, number, number], { id: number; uuid: string; poi_uuid: string; type: string; member_id: string | null; data: string | null; created_at: number }>;
 
   constructor(
     db: Database,
     private readonly refs: CategoryRefs,
+    private readonly rows: LocalRows,
   ) {
     this.logPage = db.prepare(`SELECT ${CHANGE_COLUMNS} FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`);
-    this.categoriesPage = db.prepare('SELECT id, uuid, description, created_at, deleted_at FROM categories WHERE client_id = ? AND id > ? ORDER BY id LIMIT ?');
-    this.poisPage = db.prepare(`SELECT * FROM pois WHERE client_id = ? AND id > ? ORDER BY id LIMIT ?`);
-    this.membersPage = db.prepare(
-      'SELECT id, username, email, pwd_hash, gender, birthday, email_verified, registered_at FROM members WHERE client_id = ? AND id > ? ORDER BY id LIMIT ?',
-    );
-    this.hashOf = db.prepare<[string], string>('SELECT pwd_hash FROM members WHERE id = ?').pluck();
-    this.reportsPage = db.prepare(
-      `SELECT w.id, w.uuid, p.uuid AS poi_uuid, w.type, w.member_id, w.data, w.created_at FROM warnings w CROSS JOIN pois p ON p.id = w.poi_id
-       WHERE p.client_id = ? AND w.id > ? ORDER BY w.id LIMIT ?`,
-    );
   }
 
-  /** The log after `after`, this client's POIs and categories, as changes stamped with this device's operation ids. */
+  /** The log after `after`, this client's synced changes, stamped with this device's operation ids. */
   fromLog(deviceId: string, clientId: string, after: number, limit: number): OutboxPage {
     const rows = this.logPage.all(after, limit);
     const changes: PushedChange[] = [];
     for (const row of rows) {
       if (row.client_id !== clientId || row.actor_kind === 'sync' || !SYNCED.has(row.entity)) continue;
-      changes.push(this.fromChange(deviceId, row));
+      changes.push(this.fromChange(deviceId, clientId, row));
     }
-    return { changes, last: rows.at(-1)?.seq ?? after, done: rows.length < limit };
+    this.digestLast(clientId, changes);
+    const lastRow = rows.at(-1);
+    return { changes, last: lastRow?.seq ?? after, done: rows.length < limit, ...(lastRow ? { mark: { op: changeOp(deviceId, lastRow), seq: lastRow.seq } } : {}) };
   }
 
   /**
    * What the client holds now, as creations, a page of at most `limit` at a time: its members,
    * categories, POIs (which name both) and reports (which name their POI), in that order. Each
    * page is read whole before it is yielded, so no statement stays open while it is sent.
+   * `snapshotId` is drawn once per snapshot: a restored file sends its own again, never taken
+   * for one already applied.
    */
-  *snapshot(deviceId: string, clientId: string, limit: number): Generator<PushedChange[]> {
-    const create = (entity: PushedChange['entity'], uuid: string, at: number, fields: PushedChange['fields']): PushedChange => ({
-      op: `${deviceId}:${entity}:${uuid}`,
-      entity,
-      uuid,
-      kind: 'create',
-      fields,
-      at,
-    });
-    yield* pages(
-      (after: string) => this.membersPage.all(clientId, after, limit),
-      (m) => m.id,
-      '',
-      limit,
-      ({ id, ...m }) => create('member', id, m.registered_at, Object.fromEntries(Object.entries(m).map(([column, value]) => [column, [null, value]]))),
-    );
-    yield* pages(
-      (after: number) => this.categoriesPage.all(clientId, after, limit),
-      (c) => c.id,
-      0,
-      limit,
-      (c) => create('category', c.uuid, c.created_at, { description: [null, c.description], deleted_at: [null, c.deleted_at] }),
-    );
-    yield* pages(
-      (after: number) => this.poisPage.all(clientId, after, limit),
-      (p) => p.id,
-      0,
-      limit,
-      (p) => {
-        const fields: PushedChange['fields'] = {};
-        for (const column of [...POI_COLUMNS, 'created_by', 'registered_at'] as const) fields[column] = [null, p[column]];
-        fields.categories = [null, this.refs.refs(JSON.parse(p.category_ids) as number[])];
-        return create('poi', p.uuid, p.updated_at, fields);
-      },
-    );
-    yield* pages(
-      (after: number) => this.reportsPage.all(clientId, after, limit),
-      (w) => w.id,
-      0,
-      limit,
-      (w) => create('warning', w.uuid, w.created_at, { poi_uuid: [null, w.poi_uuid], type: [null, w.type], member_id: [null, w.member_id], data: [null, w.data], created_at: [null, w.created_at] }),
-    );
+  *snapshot(deviceId: string, clientId: string, snapshotId: string, limit: number): Generator<PushedChange[]> {
+    for (const entity of SNAPSHOT_ORDER) {
+      for (const page of this.rows.pages(entity, clientId, limit)) {
+        yield page.map((row) => ({
+          op: opOf(deviceId, `snapshot:${snapshotId}:${entity}:${row.uuid}`),
+          entity,
+          uuid: row.uuid,
+          kind: 'create',
+          fields: Object.fromEntries(Object.entries(row.fields).map(([f, v]) => [f, [null, v]])),
+          at: Number(row.fields.registered_at ?? row.fields.created_at ?? 0),
+          state: rowDigest(entity, row.fields),
+        }));
+      }
+    }
   }
 
-  private fromChange(deviceId: string, row: ChangeRow): PushedChange {
-    if (row.entity === 'member') return this.fromMemberChange(deviceId, row);
-    if (row.entity === 'warning') return this.fromReportChange(deviceId, row);
+  /** The last change of each row in a page says what the row is now: the central marks it as this desktop's echo when it ends the same. */
+  private digestLast(clientId: string, changes: PushedChange[]): void {
+    const seen = new Set<string>();
+    for (let i = changes.length - 1; i >= 0; i--) {
+      const c = changes[i]!;
+      const key = `${c.entity}:${c.uuid}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const now = this.rows.get(c.entity, clientId, c.uuid);
+      c.state = rowDigest(c.entity, now ? now.fields : 'deleted');
+    }
+  }
+
+  private fromChange(deviceId: string, clientId: string, row: ChangeRow): PushedChange {
+    const entity = row.entity as SyncedEntity;
+    const uuid = entity === 'member' ? row.entity_id : row.entity_uuid!;
+    const logged = this.wireFields(entity, changedFields(row));
     const fields: PushedChange['fields'] = {};
-    for (const [column, [base, mine]] of Object.entries(changedFields(row))) {
-      if (row.entity === 'category' && (column === 'description' || column === 'deleted_at')) fields[column] = [base as FieldValue, mine as FieldValue];
-      else if (column === 'category_ids') fields.categories = [this.refs.refs((base as number[] | null) ?? []), this.refs.refs((mine as number[] | null) ?? [])];
-      else if (row.entity === 'poi' && AS_IS.has(column)) fields[column] = [base as FieldValue, mine as FieldValue];
+    if (row.op === 'delete') {
+      // Every field's base, empty ones included: an edit the deleting desktop never saw is then always a conflict.
+      for (const name of fieldNames(entity)) fields[name] = [logged[name]?.[0] ?? null, null];
+    } else {
+      Object.assign(fields, logged);
+      const now = this.rows.get(entity, clientId, uuid);
+      // The log says only that a password changed: the hash sent is the member's current one, its base the old one's fingerprint.
+      if (entity === 'member' && now && (row.op === 'create' || 'pwd_hash' in logged)) fields.pwd_hash = [row.op === 'create' ? null : (logged.pwd_hash?.[0] ?? 'fp:'), now.fields.pwd_hash ?? null];
+      if (row.op === 'create') {
+        // A creation's own time is the row's (the log's `at` is read a moment later), or, for a row deleted since, the change's.
+        const created = entity === 'warning' ? 'created_at' : entity === 'category' ? undefined : 'registered_at';
+        if (created) fields[created] = [null, now?.fields[created] ?? row.at];
+      }
     }
-    // A creation's log holds no registration time: it is the creation's own.
-    if (row.entity === 'poi' && row.op === 'create') fields.registered_at = [null, row.at];
-    return { op: `${deviceId}:${row.seq}`, entity: row.entity === 'poi' ? 'poi' : 'category', uuid: row.entity_uuid!, kind: row.op, fields, at: row.at };
+    return { op: changeOp(deviceId, row), entity, uuid, kind: row.op, fields, at: row.at };
   }
 
-  /** A report's change: its POI by uuid (the local id means nothing elsewhere). */
-  private fromReportChange(deviceId: string, row: ChangeRow): PushedChange {
-    const fields: PushedChange['fields'] = {};
-    for (const [column, [base, mine]] of Object.entries(changedFields(row))) {
-      if (column === 'poi_id') fields.poi_uuid = [typeof base === 'number' ? this.refs.poiUuid(base) : null, typeof mine === 'number' ? this.refs.poiUuid(mine) : null];
-      else if (column === 'type' || column === 'member_id' || column === 'data') fields[column] = [base as FieldValue, mine as FieldValue];
+  /** A change's logged columns as the protocol's fields: categories as refs, a report's POI by uuid, a password as its fingerprint. */
+  private wireFields(entity: SyncedEntity, logged: Record<string, [unknown, unknown]>): Record<string, [FieldValue, FieldValue]> {
+    const known = new Set(fieldNames(entity));
+    const out: Record<string, [FieldValue, FieldValue]> = {};
+    for (const [column, [old, now]] of Object.entries(logged)) {
+      if (column === 'category_ids') out.categories = [old === null ? null : sortedRefs(this.refs.refs((old as number[] | null) ?? [])), now === null ? null : sortedRefs(this.refs.refs((now as number[] | null) ?? []))];
+      else if (column === 'poi_id' && entity === 'warning') out.poi_uuid = [typeof old === 'number' ? this.refs.poiUuid(old) : null, typeof now === 'number' ? this.refs.poiUuid(now) : null];
+      else if (column === 'password' && entity === 'member') out.pwd_hash = [old === null ? null : fingerprintIn(old), now === null ? null : fingerprintIn(now)];
+      else if (known.has(column)) out[column] = [old as FieldValue, now as FieldValue];
     }
-    if (row.op === 'create') fields.created_at = [null, row.at];
-    return { op: `${deviceId}:${row.seq}`, entity: 'warning', uuid: row.entity_uuid!, kind: row.op, fields, at: row.at };
-  }
-
-  private fromMemberChange(deviceId: string, row: ChangeRow): PushedChange {
-    const fields: PushedChange['fields'] = {};
-    const logged = changedFields(row);
-    for (const [column, [base, mine]] of Object.entries(logged)) {
-      if (MEMBER_AS_IS.has(column)) fields[column] = [base as FieldValue, mine as FieldValue];
-    }
-    if (row.op !== 'delete' && (row.op === 'create' || 'password' in logged)) {
-      // The log says only that the password changed: the hash it sends is the member's current one
-      // (a member deleted since sends none that could be used: its delete follows).
-      fields.pwd_hash = [null, this.hashOf.get(row.entity_id) ?? '!'];
-    }
-    if (row.op === 'create') fields.registered_at = [null, row.at];
-    return { op: `${deviceId}:${row.seq}`, entity: 'member', uuid: row.entity_id, kind: row.op, fields, at: row.at };
-  }
-}
-
-/** A table read page by page after a key, each page's rows turned into changes. */
-function* pages<R, K>(read: (after: K) => R[], keyOf: (row: R) => K, first: K, limit: number, toChange: (row: R) => PushedChange): Generator<PushedChange[]> {
-  for (let after = first; ; ) {
-    const rows = read(after);
-    if (rows.length > 0) yield rows.map(toChange);
-    if (rows.length < limit) return;
-    after = keyOf(rows.at(-1)!);
+    return out;
   }
 }

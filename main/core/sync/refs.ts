@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CategoryRef } from '../../../shared/sync.js';
+import type { CategoryRef } from '../../../shared/sync-entities.js';
 
 /**
  * Categories between their local ids and their names across machines: a client's own by UUID,
@@ -7,13 +7,13 @@ import type { CategoryRef } from '../../../shared/sync.js';
  */
 export class CategoryRefs {
   private readonly byId: Statement<[number], { uuid: string; client_id: string | null }>;
-  private readonly byUuid: Statement<[string], number>;
+  private readonly ownByUuid: Statement<[string, string], number>;
   private readonly poiUuidLive: Statement<[number], string>;
   private readonly poiUuidLogged: Statement<[string], string>;
 
   constructor(db: Database) {
     this.byId = db.prepare('SELECT uuid, client_id FROM categories WHERE id = ?');
-    this.byUuid = db.prepare<[string], number>('SELECT id FROM categories WHERE uuid = ?').pluck();
+    this.ownByUuid = db.prepare<[string, string], number>('SELECT id FROM categories WHERE uuid = ? AND client_id = ?').pluck();
     this.poiUuidLive = db.prepare<[number], string>('SELECT uuid FROM pois WHERE id = ?').pluck();
     this.poiUuidLogged = db.prepare<[string], string>("SELECT entity_uuid FROM changes WHERE entity = 'poi' AND entity_id = ? AND entity_uuid IS NOT NULL LIMIT 1").pluck();
   }
@@ -31,11 +31,14 @@ export class CategoryRefs {
     });
   }
 
-  /** Local ids of these refs; a category this desktop does not have (yet) is left out. */
-  ids(refs: readonly CategoryRef[]): number[] {
+  /** Local ids of these refs, within the client (and the system ones); a category this desktop does not have (yet) is left out. */
+  ids(clientId: string, refs: readonly CategoryRef[]): number[] {
     return refs.flatMap((ref) => {
-      if (ref.startsWith('system:')) return [Number(ref.slice(7))];
-      const id = this.byUuid.get(ref);
+      if (ref.startsWith('system:')) {
+        const id = Number(ref.slice(7));
+        return this.byId.get(id)?.client_id === null ? [id] : [];
+      }
+      const id = this.ownByUuid.get(ref, clientId);
       return id === undefined ? [] : [id];
     });
   }

@@ -1,22 +1,31 @@
 import type { Database, Statement } from 'better-sqlite3';
 
-/** What this desktop remembers of its sync (migration 011): numbers only, never the credential. */
+/** What this desktop remembers of its sync (migrations 011, 014): numbers only, never the credential. */
 export interface SyncPoint {
   /** The central's URL, once configured. */
   url: string | null;
   /** The client application this desktop syncs. */
   clientId: string | null;
+  /** This desktop's device id on the central (from its credential), to tell its own side of a conflict. */
+  device: string | null;
   /** The last seq of the local change log the central acknowledged. */
   pushed: number;
   /** Whether the data this desktop held before its first sync was sent. */
   snapshotSent: boolean;
+  /** The id of that snapshot's operations, drawn when it starts (a retry sends the same ones). */
+  snapshotId: string | null;
   /** The desktop's cursor on the central's change sequence. */
   cursor: number;
   /** When the last complete sync ended (epoch ms), 0 before the first. */
   lastSync: number;
+  /**
+   * This file went back in time (a restore: its log no longer holds the last change the central
+   * applied from it): its pulls ask for its own rows too, until one has run to the end.
+   */
+  resync: boolean;
 }
 
-const DEFAULTS: SyncPoint = { url: null, clientId: null, pushed: 0, snapshotSent: false, cursor: 0, lastSync: 0 };
+const DEFAULTS: SyncPoint = { url: null, clientId: null, device: null, pushed: 0, snapshotSent: false, snapshotId: null, cursor: 0, lastSync: 0, resync: false };
 
 export class SyncState {
   private readonly all: Statement<[], { key: string; value: string }>;

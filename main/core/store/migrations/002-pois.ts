@@ -1,38 +1,8 @@
 import type { Migration } from '../migration.js';
 
-/** The built-in categories every client application shares (is_system_category: true). */
-export const SYSTEM_CATEGORIES = [
-  'Restaurant',
-  'Café and bar',
-  'Hotel and lodging',
-  'Shop',
-  'Supermarket',
-  'Museum',
-  'Monument and landmark',
-  'Park and garden',
-  'Beach',
-  'Viewpoint',
-  'Hospital and clinic',
-  'Pharmacy',
-  'School and university',
-  'Library',
-  'Public transport stop',
-  'Train station',
-  'Airport',
-  'Fuel station',
-  'EV charging',
-  'Parking',
-  'Bank and ATM',
-  'Post office',
-  'Police',
-  'Place of worship',
-  'Sports facility',
-  'Theatre and cinema',
-  'Public toilet',
-  'Drinking water',
-  'Tourist information',
-  'Other',
-] as const;
+import { SYSTEM_CATEGORIES } from '../../../../shared/system-categories.js';
+
+export { SYSTEM_CATEGORIES };
 
 /**
  * POIs, categories (system rows have client_id NULL), POI-category links, warnings, and an

@@ -1,0 +1,167 @@
+import type { Pool, PoolClient } from 'pg';
+import { fieldOf, fieldProblem, rowProblem, sortedRefs, uniqueKeys, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
+import type { Resolution } from '../../../shared/sync.js';
+import type { Device } from '../devices.js';
+import { Refusal } from '../refusal.js';
+import { findClashes, type Conflict } from './clashes.js';
+import { inClientTransaction } from './client-lock.js';
+import { deletionField, sameValue, tableOf } from './entities.js';
+import { keyColumns, readRows, writeRows, type RowState } from './rows.js';
+
+interface StoredConflict {
+  id: string;
+  kind: Conflict['kind'];
+  entity: SyncedEntity;
+  entity_uuid: string;
+  field: string | null;
+  mine: unknown;
+  theirs: unknown;
+  kept: 'mine' | 'theirs';
+  other_uuid: string | null;
+  resolved_at: Date | null;
+}
+
+const invalid = (message: string): Refusal => new Refusal('INVALID_PARAMETER', message);
+
+/**
+ * Resolves a conflict on the central, in one transaction under the client's lock: the outcome is
+ * written as a new version of the rows concerned (so every desktop pulls it, whatever it holds),
+ * the conflict is marked resolved with who resolved it and how.
+ *
+ * A field keeps the chosen side or value. When the field changed again since the conflict (a
+ * later edit, made by someone who saw the central's choice), the chosen value is still written,
+ * and that later value is recorded in a new conflict, so it stays in view. An edit against a
+ * delete keeps the delete (the row deleted) or the edit (the row back under its uuid, with the
+ * edit's values over its last ones). A clash renames one row (checked by the field's rule and
+ * against the other rows) or merges the two (the dropped row's references move to the kept one,
+ * and it is deleted); the other clashes of the same pair close with it.
+ */
+export function resolveOnCentral(pool: Pool, device: Device, id: number, resolution: Resolution): Promise<{ id: number; conflicts: number }> {
+  return inClientTransaction(pool, device.clientId, async (db) => {
+    const { rows: found } = await db.query<StoredConflict>(
+      'SELECT id, kind, entity, entity_uuid::text, field, mine, theirs, kept, other_uuid::text, resolved_at FROM conflicts WHERE id = $1 AND client_id = $2 FOR UPDATE',
+      [id, device.clientId],
+    );
+    const c = found[0];
+    if (!c) throw new Refusal('NOT_FOUND', `no conflict ${id} in this client application`);
+    if (c.resolved_at) throw new Refusal('CONFLICT', `conflict ${id} was already resolved`);
+    const wanted = [{ entity: c.entity, uuid: c.entity_uuid }, ...(c.other_uuid ? [{ entity: c.entity, uuid: c.other_uuid }] : [])];
+    const { rows } = await readRows(db, device.clientId, wanted);
+    const row = rows.get(`${c.entity}:${c.entity_uuid}`)!;
+    const later: Conflict[] = [];
+    const now = Date.now();
+    const write = (r: RowState, values: Record<string, FieldValue>): void => {
+      Object.assign(r.fields, values);
+      r.dirty = true;
+      r.at = now;
+    };
+
+    if (c.kind === 'clash') {
+      if ('rename' in resolution) await rename(db, device.clientId, c, rows, resolution.rename, write);
+      else if ('merge' in resolution) await merge(db, device, c, rows, resolution.merge, now);
+      else throw invalid('a clash is resolved by renaming one of the two, or merging them');
+    } else if ('rename' in resolution || 'merge' in resolution) {
+      throw invalid('only a clash of two rows is resolved by a rename or a merge');
+    } else if (c.kind === 'delete') {
+      if (!('keep' in resolution)) throw invalid('an edit against a delete is resolved by keeping the edit or the delete');
+      const side = resolution.keep === 'pushed' ? c.mine : c.theirs;
+      if (side === 'deleted') {
+        if (row.existed && !row.deleted) tombstone(row, now);
+      } else if (row.deleted && typeof side === 'object' && side !== null) {
+        row.deleted = false;
+        row.deletedAt = null;
+        const deletion = deletionField(c.entity);
+        write(row, { ...(side as Record<string, FieldValue>), ...(deletion ? { [deletion]: null } : {}) });
+        const broken = rowProblem(c.entity, row.fields);
+        if (broken) throw invalid(`the edit cannot come back as it is: ${broken.field} ${broken.message}`);
+      }
+    } else {
+      const field = c.field!;
+      const chosen = ('keep' in resolution ? (resolution.keep === 'pushed' ? c.mine : c.theirs) : resolution.value) as FieldValue;
+      const normal = fieldOf(c.entity, field)?.kind === 'refs' && Array.isArray(chosen) ? sortedRefs(chosen) : chosen;
+      const problem = fieldProblem(c.entity, field, normal);
+      if (problem) throw invalid(`${field} ${problem}`);
+      const left = (c.kept === 'mine' ? c.mine : c.theirs) as FieldValue;
+      const current = row.fields[field] ?? null;
+      if (row.deleted) {
+        // Deleted since: nothing to set. A delete against an edit is its own conflict.
+      } else if (!sameValue(current, normal)) {
+        if (!sameValue(current, left)) later.push({ kind: 'field', entity: c.entity, uuid: c.entity_uuid, field, base: left, mine: normal, theirs: current, other_device: row.writtenBy, other_uuid: null });
+        write(row, { [field]: normal });
+      }
+    }
+    for (const r of rows.values()) if (r.dirty) r.writtenBy = device.id;
+    later.push(...(await findClashes(db, device.clientId, [...rows.values()])));
+    await writeRows(db, device, [...rows.values()]);
+    if (later.length > 0) {
+      await db.query(
+        `INSERT INTO conflicts (client_id, kind, entity, entity_uuid, field, base, mine, theirs, device_id, other_device_id, other_uuid, kept)
+         SELECT $1, x.kind, x.entity, x.uuid, x.field, x.base, x.mine, x.theirs, $2, x.other_device, x.other_uuid, 'mine'
+         FROM jsonb_to_recordset($3::jsonb) AS x(kind text, entity text, uuid uuid, field text, base jsonb, mine jsonb, theirs jsonb, other_device uuid, other_uuid uuid)`,
+        [device.clientId, device.id, JSON.stringify(later)],
+      );
+    }
+    await db.query('UPDATE conflicts SET resolved_at = now(), resolved_by = $2, resolution = $3::jsonb WHERE id = $1', [id, device.id, JSON.stringify(resolution)]);
+    return { id, conflicts: later.length };
+  });
+}
+
+function tombstone(row: RowState, now: number): void {
+  row.deleted = true;
+  row.deletedAt = now;
+  const deletion = deletionField(row.entity);
+  if (deletion) row.fields[deletion] = now;
+  row.dirty = true;
+  row.at = now;
+}
+
+/** One of the two rows of a clash takes another value, which must pass the field's rule and be free. */
+async function rename(
+  db: PoolClient,
+  clientId: string,
+  c: StoredConflict,
+  rows: ReadonlyMap<string, RowState>,
+  to: { uuid: string; to: string },
+  write: (r: RowState, values: Record<string, FieldValue>) => void,
+): Promise<void> {
+  if (to.uuid !== c.entity_uuid && to.uuid !== c.other_uuid) throw invalid('rename one of the two rows of the clash');
+  const row = rows.get(`${c.entity}:${to.uuid}`);
+  if (!row || row.deleted) throw new Refusal('CONFLICT', `${c.entity} ${to.uuid} was deleted since: nothing to rename`);
+  const field = c.field!;
+  const problem = fieldProblem(c.entity, field, to.to);
+  if (problem) throw invalid(`${field} ${problem}`);
+  const key = uniqueKeys(c.entity).find((k) => k.field === field)!;
+  const folded = keyColumns(c.entity, { ...row.fields, [field]: to.to })[key.column]!;
+  const { rows: taken } = await db.query<{ value: string }>(
+    `SELECT ${field} AS value FROM ${tableOf(c.entity)} WHERE client_id = $1 AND ${key.column} = $2 AND deleted_at IS NULL AND uuid <> $3`,
+    [clientId, folded, to.uuid],
+  );
+  if (taken[0]) throw new Refusal('ALREADY_EXISTS', `the ${key.label} ${taken[0].value} is taken too: choose another`);
+  write(row, { [field]: to.to });
+}
+
+/**
+ * The dropped row's references move to the kept one (a member's POIs and reports; a category's
+ * POIs), each a new version of its row, and the dropped row is deleted.
+ */
+async function merge(db: PoolClient, device: Device, c: StoredConflict, rows: ReadonlyMap<string, RowState>, pair: { keep: string; drop: string }, now: number): Promise<void> {
+  const both = new Set([c.entity_uuid, c.other_uuid]);
+  if (!both.has(pair.keep) || !both.has(pair.drop) || pair.keep === pair.drop) throw invalid('merge names the two rows of the clash: one to keep, one to drop');
+  const dropped = rows.get(`${c.entity}:${pair.drop}`)!;
+  const moved = `seq = nextval('change_seq'), version = version + 1, written_by = $4, echo_of = NULL, updated_at = now()`;
+  if (c.entity === 'member') {
+    await db.query(`UPDATE pois SET created_by = $3, ${moved} WHERE client_id = $1 AND created_by = $2`, [device.clientId, pair.drop, pair.keep, device.id]);
+    await db.query(`UPDATE warnings SET member_id = $3, ${moved} WHERE client_id = $1 AND member_id = $2`, [device.clientId, pair.drop, pair.keep, device.id]);
+  } else {
+    await db.query(
+      `UPDATE pois SET categories = ARRAY(SELECT DISTINCT x FROM unnest(array_replace(categories, $2, $3)) AS x ORDER BY x), ${moved}
+       WHERE client_id = $1 AND $2 = ANY(categories)`,
+      [device.clientId, pair.drop, pair.keep, device.id],
+    );
+  }
+  if (!dropped.deleted) tombstone(dropped, now);
+  await db.query(
+    "UPDATE conflicts SET resolved_at = now(), resolved_by = $4, resolution = $5::jsonb WHERE client_id = $1 AND kind = 'clash' AND resolved_at IS NULL AND id <> $6 AND ((entity_uuid = $2 AND other_uuid = $3) OR (entity_uuid = $3 AND other_uuid = $2))",
+    [device.clientId, c.entity_uuid, c.other_uuid, device.id, JSON.stringify({ merge: pair }), c.id],
+  );
+}

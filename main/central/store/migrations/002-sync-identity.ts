@@ -1,0 +1,73 @@
+import { SYSTEM_CATEGORIES } from '../../../../shared/system-categories.js';
+import { sameNameKey } from '../../../../shared/text-fold.js';
+import type { CentralMigration } from '../migration.js';
+
+const SYNCED_TABLES = ['pois', 'categories', 'members', 'warnings'] as const;
+
+/**
+ * Sync that never loses an edit (issue 24, docs/sync.md):
+ * - an operation is applied once per (device, op id), no longer per op id alone, so that no
+ *   device can claim another's operations;
+ * - each device's `mark`: the last change of its log the central applied, by which a desktop
+ *   tells that its file was restored;
+ * - each row's `written_by` (the device whose push wrote it last, a conflict's other side) and
+ *   `echo_of` (the device that already holds it exactly as it is: its pulls skip it);
+ * - uniqueness is no longer an index that refuses a whole push: members keep their folded
+ *   username and e-mail, categories their folded name, indexed, and a push that makes two live
+ *   rows share one records a clash (a conflict) instead;
+ * - conflicts say what kind they are and who wrote the other side;
+ * - the system categories with their names (`system:N`), which pushes are checked against and
+ *   `pois_public` names;
+ * - `pois_public`: the live POIs with their categories' names, for map readers (QGIS), who are
+ *   granted that view alone (docs/central.md).
+ */
+export const central002: CentralMigration = {
+  version: 2,
+  name: 'sync identity',
+  async up(db) {
+    await db.query(`
+      ALTER TABLE applied_ops DROP CONSTRAINT applied_ops_pkey;
+      ALTER TABLE applied_ops ADD PRIMARY KEY (device_id, op_id);
+      ALTER TABLE devices ADD COLUMN mark_op text, ADD COLUMN mark_seq bigint;
+      ${SYNCED_TABLES.map((t) => `ALTER TABLE ${t} ADD COLUMN written_by uuid, ADD COLUMN echo_of uuid;`).join('\n')}
+
+      DROP INDEX members_username;
+      ALTER TABLE members ADD COLUMN username_key text, ADD COLUMN email_key text;
+      UPDATE members SET username_key = lower(username), email_key = lower(email);
+      ALTER TABLE members ALTER COLUMN username_key SET NOT NULL, ALTER COLUMN email_key SET NOT NULL;
+      CREATE INDEX members_by_username ON members (client_id, username_key) WHERE deleted_at IS NULL;
+      CREATE INDEX members_by_email ON members (client_id, email_key) WHERE deleted_at IS NULL;
+      ALTER TABLE categories ADD COLUMN name_key text;
+
+      ALTER TABLE conflicts
+        ADD COLUMN kind text NOT NULL DEFAULT 'field' CHECK (kind IN ('field', 'delete', 'clash')),
+        ADD COLUMN other_device_id uuid REFERENCES devices(id),
+        ADD COLUMN other_uuid uuid;
+      UPDATE conflicts SET kind = 'delete' WHERE field IS NULL;
+
+      CREATE TABLE system_categories (id integer PRIMARY KEY, description text NOT NULL);
+    `);
+    // Names are folded as the desktops fold them (shared/text-fold.ts), which SQL cannot do.
+    const { rows } = await db.query<{ uuid: string; description: string }>('SELECT uuid, description FROM categories');
+    for (const row of rows) await db.query('UPDATE categories SET name_key = $2 WHERE uuid = $1', [row.uuid, sameNameKey(row.description)]);
+    await db.query(`
+      ALTER TABLE categories ALTER COLUMN name_key SET NOT NULL;
+      CREATE INDEX categories_by_name ON categories (client_id, name_key) WHERE deleted_at IS NULL;
+    `);
+    await db.query('INSERT INTO system_categories (id, description) SELECT n, d FROM unnest($1::text[]) WITH ORDINALITY AS s(d, n)', [SYSTEM_CATEGORIES]);
+    await db.query(`
+      CREATE VIEW pois_public AS
+        SELECT p.uuid, p.client_id, p.name, p.description, p.lat, p.lng, p.elevation, p.accuracy, p.vaccuracy,
+          p.address, p.cross_street, p.city, p.country, p.postal_code, p.phone, p.twitter,
+          ARRAY(
+            SELECT coalesce(c.description, s.description)
+            FROM unnest(p.categories) WITH ORDINALITY AS r(ref, n)
+            LEFT JOIN categories c ON c.uuid::text = r.ref
+            LEFT JOIN system_categories s ON r.ref = 'system:' || s.id
+            ORDER BY r.n
+          ) AS categories,
+          p.registered_at, p.updated_at, p.geog
+        FROM pois p WHERE p.deleted_at IS NULL;
+    `);
+  },
+};
