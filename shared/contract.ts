@@ -4,7 +4,7 @@ import { clientName, loginInput, pageInput, registerInput, updateMemberInput } f
 import { addPoiInput, categoryDescription, categoryId, lat, lng, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
 import type { CategoryReply, ChangeReply, ClientSummary, DuplicatePair, NewClient, PoiReply, PossibleDuplicate, UndoReply, UserReply, WarningReply } from './wire.js';
 import { CHANGE_ACTORS } from './api/replies.js';
-import type { ConflictReply } from './sync.js';
+import type { ConflictView } from './sync-view.js';
 import { tileImageSource } from './tiles.js';
 import { EXPORT_FORMATS, type ImportReport } from './exports.js';
 import type { MapPackage } from './maps.js';
@@ -171,12 +171,22 @@ export const operations = {
   'sync.configure': z.object({
     url: z.string().max(500, 'must be at most 500 characters').regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http or https address'),
     credential: z.string().regex(/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{20,100}$/, 'must be a device credential: DEVICE_ID.SECRET, as central device add printed it'),
+    /** Send the credential over plain http to another computer anyway (a network the person trusts). */
+    insecureHttp: z.boolean().default(false),
   }),
   /** Syncs now (or waits for the sync under way), and answers the status after it. */
   'sync.now': z.object({}),
   'sync.conflicts': z.object({}),
-  /** Resolves a conflict keeping one side: written here as a change, marked resolved on the central, and sent. */
-  'sync.resolve': z.object({ id: z.number().int().positive(), keep: z.enum(['mine', 'theirs']) }),
+  /**
+   * Resolves a conflict on the central: keeping this desktop's side (`mine`), the other (`theirs`),
+   * or a side by where it stands (`pushed`, `earlier`: when neither is this desktop's); a clash by
+   * renaming one of its two rows, or merging them. Every desktop gets the outcome at its next sync.
+   */
+  'sync.resolve': z.union([
+    z.object({ id: z.number().int().positive(), keep: z.enum(['mine', 'theirs', 'pushed', 'earlier']) }),
+    z.object({ id: z.number().int().positive(), rename: z.object({ uuid: guid, to: z.string().min(1, 'must not be empty').max(300, 'must be at most 300 characters') }) }),
+    z.object({ id: z.number().int().positive(), merge: z.object({ keep: guid, drop: guid }) }),
+  ]),
 
   'members.list': z.object({ ...forClient, page: pageInput }),
   'members.register': z.object({ ...forClient, fields: registerInput }),
@@ -276,9 +286,37 @@ export interface SyncStatus {
   /** `total`: known for the pull (how many rows the central had waiting), not for the push. */
   progress: { step: string; done: number; total: number | null } | null;
   lastError: string | null;
-  lastReport: { clientId: string; pushed: number; conflicts: number; pulled: number } | null;
+  lastReport: { clientId: string; pushed: number; conflicts: number; pulled: number; refused: number; setAside: number; restored: boolean } | null;
   /** When the next automatic sync is due (null when none is planned). */
   nextAttempt: string | null;
+  /** The credential goes over plain http to another computer (chosen with --insecure-http): shown as a danger. */
+  insecureHttp: boolean;
+  /** Rows the central sent that this desktop could not apply, with their reasons (the first 200), and how many in all. */
+  setAside: SetAsideRow[];
+  setAsideCount: number;
+  /** This desktop's changes the central refused, with their reasons (the first 200), and how many in all. */
+  refused: RefusedRow[];
+  refusedCount: number;
+}
+
+/** A row a pull brought that this desktop could not apply, and why (kept, and tried again at every sync). */
+export interface SetAsideRow {
+  entity: string;
+  uuid: string;
+  label: string | null;
+  reason: string;
+  at: number;
+}
+
+/** A change of this desktop the central refused, and why. */
+export interface RefusedRow {
+  op: string;
+  entity: string;
+  uuid: string;
+  status: number;
+  field: string | null;
+  message: string;
+  at: number;
 }
 
 export interface Outputs {
@@ -319,7 +357,7 @@ export interface Outputs {
   'sync.status': SyncStatus;
   'sync.configure': SyncStatus;
   'sync.now': SyncStatus;
-  'sync.conflicts': ConflictReply[];
+  'sync.conflicts': ConflictView[];
   'sync.resolve': SyncStatus;
   'members.list': UserReply[];
   'members.register': UserReply;

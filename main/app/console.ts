@@ -37,10 +37,10 @@ export function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAge
     'listener.status': () => listener.status(),
     'listener.configure': (i) => listener.configure(i),
     'sync.status': () => (sync ? sync.status() : NO_SYNC()),
-    'sync.configure': (i) => (sync ? sync.configure(i.url, i.credential) : NO_SYNC()),
+    'sync.configure': (i) => (sync ? sync.configure(i.url, i.credential, i.insecureHttp) : NO_SYNC()),
     'sync.now': () => (sync ? sync.syncNow() : NO_SYNC()),
     'sync.conflicts': () => (sync ? sync.conflicts() : NO_SYNC()),
-    'sync.resolve': (i) => (sync ? sync.resolve(i.id, { keep: i.keep }) : NO_SYNC()),
+    'sync.resolve': ({ id, ...choice }) => (sync ? sync.resolve(id, choice) : NO_SYNC()),
     // The Electron shell answers it before these handlers; a browser opens links itself.
     'app.openExternal': () => {
       throw new ServiceError('FORBIDDEN', 'only the desktop app opens links through the console; a browser opens them itself', 'url');

@@ -1,6 +1,6 @@
 import { ServiceError } from '../core/errors.js';
 import type { SyncCore } from '../core/sync/sync-parts.js';
-import type { ConflictReply } from '../../shared/sync.js';
+import { conflictView, refsIn, type ConflictView } from '../../shared/sync-view.js';
 import type { SyncStatus } from '../../shared/contract.js';
 import { call, centralConflicts, syncOnce, SyncError, type SyncReport, type SyncTarget } from './client.js';
 import { loadTarget, saveTarget } from './credential.js';
@@ -41,25 +41,32 @@ export class SyncAgent {
   }
 
   status(): SyncStatus {
-    const point = this.core.sync.state.read();
+    const { sync } = this.core;
+    const point = sync.state.read();
     const target = this.target();
+    const client = point.clientId;
     return {
       configured: target !== undefined,
       url: target?.url ?? point.url,
-      clientId: point.clientId,
+      clientId: client,
       lastSync: point.lastSync ? new Date(point.lastSync).toISOString() : null,
-      waiting: point.clientId ? this.core.sync.pending(point.clientId, point.pushed).size : 0,
+      waiting: client ? sync.pending(client, point.pushed).size : 0,
       running: this.running !== undefined,
       progress: this.progress ?? null,
       lastError: this.lastError,
       lastReport: this.lastReport,
       nextAttempt: this.nextAttempt ? new Date(this.nextAttempt).toISOString() : null,
+      insecureHttp: target?.insecureHttp === true && target.url.startsWith('http:'),
+      setAside: client ? sync.setAside.list(client) : [],
+      setAsideCount: client ? sync.setAside.size(client) : 0,
+      refused: client ? sync.refused.list(client) : [],
+      refusedCount: client ? sync.refused.size(client) : 0,
     };
   }
 
   /** Checks the address and credential with the central before keeping them: a typo is refused here, not at the next sync. */
-  async configure(url: string, credential: string): Promise<SyncStatus> {
-    const target = { url, credential };
+  async configure(url: string, credential: string, insecureHttp = false): Promise<SyncStatus> {
+    const target = { url, credential, ...(insecureHttp ? { insecureHttp } : {}) };
     try {
       await call(target, '/sync/hello');
     } catch (error) {
@@ -78,10 +85,13 @@ export class SyncAgent {
     return this.status();
   }
 
-  async conflicts(): Promise<ConflictReply[]> {
-    return centralConflicts(this.requireTarget()).catch((error: unknown) => {
+  /** The central's open conflicts, each from this desktop's point of view (its own side first, named so). */
+  async conflicts(): Promise<ConflictView[]> {
+    const conflicts = await centralConflicts(this.requireTarget()).catch((error: unknown) => {
       throw failed(error);
     });
+    const { device, clientId } = this.core.sync.state.read();
+    return conflicts.map((c) => conflictView(c, device, clientId ? this.core.sync.categoryNames(clientId, refsIn(c)) : {}));
   }
 
   async resolve(id: number, choice: Choice): Promise<SyncStatus> {

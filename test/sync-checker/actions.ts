@@ -50,23 +50,23 @@ const settable = fc.subarray([...SETTABLE], { minLength: 1 });
 
 const ALL: ReadonlyArray<{ weight: number; arbitrary: fc.Arbitrary<Action> }> = [
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), d, set: settable }) },
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('update' as const), d, pick, set: fc.subarray([...SETTABLE]), empty: fc.subarray([...EMPTIABLE], { maxLength: 3 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), d, pick }) },
+  { weight: 10, arbitrary: fc.record({ kind: fc.constant('update' as const), d, pick, set: fc.subarray([...SETTABLE]), empty: fc.subarray([...EMPTIABLE], { maxLength: 3 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('delete' as const), d, pick }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('undo' as const), d, pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('import' as const), d, n: fc.integer({ min: 1, max: 5 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('register' as const), d, name: fc.nat(USERNAMES.length - 1), mail: fc.nat(EMAILS.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('password' as const), d, pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('category' as const), d, name: fc.nat(CATEGORY_NAMES.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rename' as const), d, pick, name: fc.nat(CATEGORY_NAMES.length - 1) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('backup' as const), d }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('restore' as const), d, pick }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('backup' as const), d }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), d, pick }) },
   {
-    weight: 9,
+    weight: 10,
     arbitrary: fc.record({
       kind: fc.constant('sync' as const),
       d,
       fault: fc.oneof(
-        { weight: 6, arbitrary: fc.constant({ kind: 'pass' as const }) },
+        { weight: 8, arbitrary: fc.constant({ kind: 'pass' as const }) },
         { weight: 1, arbitrary: fc.constant({ kind: 'down' as const }) },
         { weight: 2, arbitrary: fc.record({ kind: fc.constant('cut' as const), after: fc.nat(4) }) },
       ),

@@ -10,7 +10,7 @@ import { ERRORS, type ErrorCode } from '../../shared/errors.js';
 import type { Input, OpName } from '../../shared/contract.js';
 import { centralConflicts, syncOnce, type SyncTarget } from '../../main/sync/client.js';
 import { resolveConflict, type Choice } from '../../main/sync/resolve.js';
-import type { PushedChange } from '../../shared/sync.js';
+import type { ConflictReply, PushedChange } from '../../shared/sync.js';
 import { addPoiInput } from '../../shared/schemas/pois.js';
 import { POI_FIELDS } from '../../shared/poi-fields.js';
 import { openCore, type OpenCore } from '../support/core.js';
@@ -392,8 +392,15 @@ class Run {
   }
 
   /** The rows no desktop can hold, with their reason (none before issue 24's set-aside rows existed). */
-  private setAside(_d: Desktop): Set<string> {
-    return new Set([...this.hostile]);
+  private setAside(d: Desktop): Set<string> {
+    const aside = new Set([...this.hostile]);
+    try {
+      const rows = d.core.db.prepare<[string], { entity: string; uuid: string }>('SELECT entity, uuid FROM sync_set_aside WHERE client_id = ?').all(this.clientId);
+      for (const r of rows) aside.add(keyOf(r.entity, r.uuid));
+    } catch {
+      // A build without set-aside rows (before issue 24): none.
+    }
+    return aside;
   }
 
   private async checkConverged(when: string, writes: boolean): Promise<State> {
@@ -439,6 +446,34 @@ class Run {
     return out;
   }
 
+  /** A clash resolved from some desktop: one of the two rows renamed, or the two merged (the dropped one deleted). */
+  private async resolveClash(c: ConflictReply, expected: Map<string, { value: Value; id: number }>): Promise<boolean> {
+    const holders = this.desktops.filter((d) => this.has(d));
+    const resolver = holders[(c.id + this.step) % holders.length]!;
+    const field = c.field!;
+    const k = this.unique();
+    let choice: Choice;
+    if ((c.id + k) % 2 === 0) {
+      const uuid = k % 2 === 0 ? c.uuid : c.other_uuid!;
+      const to = field === 'username' ? `renamed${k}` : field === 'email' ? `renamed${k}@example.org` : `Renamed ${k}`;
+      choice = { rename: { uuid, to } };
+      expected.set(`${keyOf(c.entity, uuid)} ${field}`, { value: to, id: c.id });
+    } else {
+      const [keep, drop] = k % 2 === 0 ? [c.uuid, c.other_uuid!] : [c.other_uuid!, c.uuid];
+      choice = { merge: { keep, drop } };
+      if (c.entity === 'category') expected.set(`${keyOf('category', drop)} deleted`, { value: 1, id: c.id });
+      else expected.set(`${keyOf(c.entity, drop)} *`, { value: ABSENT, id: c.id });
+    }
+    try {
+      this.world.proxies[resolver.i]!.set({ kind: 'pass' });
+      await resolveConflict(resolver.core, resolver.target, c.id, choice);
+      return true;
+    } catch (error) {
+      this.violations.push(`resolving clash ${c.id} (${c.entity} ${field}) from desktop ${resolver.i} with ${JSON.stringify(choice)} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  }
+
   /**
    * Resolves every open conflict from a desktop that is one of its sides, keeping one side at
    * random, then syncs everything: the state must converge, hold each choice, and leave no
@@ -451,6 +486,10 @@ class Run {
       if (open.length === 0) break;
       const c = open[0]!;
       const key = keyOf(c.entity, c.uuid);
+      if (c.kind === 'clash') {
+        if (!(await this.resolveClash(c, expected))) return;
+        continue;
+      }
       const pusher = this.desktops.find((d) => d.deviceId === c.device);
       // The side that was on the central before: written by the desktop whose write holds that value.
       const theirsField = c.field ?? comparedOf(key)[0]!;
@@ -470,7 +509,9 @@ class Run {
         this.violations.push(`resolving conflict ${c.id} (${key} ${c.field ?? 'edit against delete'}) from desktop ${resolver.i} failed: ${error instanceof Error ? error.message : String(error)}`);
         return;
       }
-      if (c.field !== null) expected.set(`${key} ${c.field}`, { value: normal(c.field, keptSide), id: c.id });
+      // A category's deletion is followed as a flag.
+      if (c.entity === 'category' && c.field === 'deleted_at') expected.set(`${key} deleted`, { value: keptSide === null ? 0 : 1, id: c.id });
+      else if (c.field !== null) expected.set(`${key} ${c.field}`, { value: normal(c.field, keptSide), id: c.id });
       else if (keptSide === 'deleted') expected.set(`${key} *`, { value: ABSENT, id: c.id });
       else expected.set(`${key} *`, { value: 'present', id: c.id, fields: Object.fromEntries(Object.entries(keptSide as Record<string, unknown>).map(([f, v]) => [f, normal(f, v)])) });
     }

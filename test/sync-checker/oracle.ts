@@ -47,7 +47,7 @@ export class Oracle {
 
   /**
    * The invariant's first half: every acknowledged write is in the converged state, or was
-   * knowingly replaced (a later write whose base was its value: the writer saw it), or is held by
+   * knowingly replaced (another write whose base was its value: the writer saw it), or is held by
    * a conflict record of its row. Answers the writes that are none of these: lost.
    */
   lost(final: State, conflicts: readonly ConflictValues[]): string[] {
@@ -58,7 +58,11 @@ export class Oracle {
       if (w.mayBeDiscarded) continue;
       const now = valueIn(final, w.key, w.field);
       if (sameValue(now, w.value)) continue;
-      if (this.writes.some((x) => x.key === w.key && x.field === w.field && x.step > w.step && sameValue(x.base, w.value))) continue;
+      // Replaced knowingly: another write based on its value. Values are unique per write, so a
+      // write based on it saw it; the one exception is a value written twice (an undo restores an
+      // old one), where sync, which compares values, cannot tell the two apart either (docs/sync.md:
+      // an edit based on a value that came back applies without a conflict).
+      if (this.writes.some((x) => x !== w && x.key === w.key && x.field === w.field && sameValue(x.base, w.value))) continue;
       if ((held.get(`${w.key} ${w.field}`) ?? []).some((v) => sameValue(v, w.value))) continue;
       out.push(`lost write #${w.id} (step ${w.step}, desktop ${w.desktop}): ${w.key} ${w.field} = ${show(w.value)} (was ${show(w.base)}); everywhere it is ${show(now)}, and no conflict holds it`);
     }

@@ -1,11 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
+import type { RefusedRow } from '../../../shared/contract.js';
 import type { RefusedChange } from '../../../shared/sync.js';
 import type { Clock } from '../clock.js';
-
-export interface RefusedRow extends RefusedChange {
-  /** When the central refused it, epoch ms. */
-  at: number;
-}
 
 /**
  * This desktop's changes the central refused (migration 014's sync_refused), each with its

@@ -1,16 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { pulledRow, type PulledRow } from '../../../shared/sync.js';
+import type { SetAsideRow } from '../../../shared/contract.js';
 import type { Clock } from '../clock.js';
-
-export interface SetAsideRow {
-  entity: PulledRow['entity'];
-  uuid: string;
-  reason: string;
-  /** When it was first set aside, epoch ms. */
-  at: number;
-  /** What a person calls it: a POI's or category's name, a member's username. */
-  label: string | null;
-}
 
 /**
  * Pulled rows this desktop could not apply (migration 014's sync_set_aside), each with its

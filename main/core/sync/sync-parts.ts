@@ -29,6 +29,8 @@ export interface SyncParts {
   lastSeq(): number;
   /** The operation id, for this device, of the change at this seq of the log (undefined: the log has no such change). */
   opAt(deviceId: string, seq: number): string | undefined;
+  /** The names of these category references as this desktop knows them (for a conflict's values). */
+  categoryNames(clientId: string, refs: readonly string[]): Record<string, string>;
   /** This desktop's id of a POI known everywhere by its uuid. */
   poiId(uuid: string): number | undefined;
   refs: CategoryRefs;
@@ -44,6 +46,7 @@ export function syncParts(db: Database, writes: WritePath, clock: Clock, store: 
   const lastSeqStmt = db.prepare<[], number>('SELECT coalesce(max(seq), 0) FROM changes').pluck();
   const atStmt = db.prepare<[number], { seq: number; op_id: string | null }>('SELECT seq, op_id FROM changes WHERE seq = ?');
   const poiIdStmt = db.prepare<[string], number>('SELECT id FROM pois WHERE uuid = ?').pluck();
+  const nameStmt = db.prepare<[number], string>('SELECT description FROM categories WHERE id = ?').pluck();
   return {
     state: new SyncState(db),
     outbox: new SyncOutbox(db, refs, rows),
@@ -57,6 +60,14 @@ export function syncParts(db: Database, writes: WritePath, clock: Clock, store: 
       return row ? changeOp(deviceId, row) : undefined;
     },
     poiId: (uuid) => poiIdStmt.get(uuid),
+    categoryNames: (clientId, names) =>
+      Object.fromEntries(
+        names.flatMap((ref) => {
+          const id = refs.ids(clientId, [ref])[0];
+          const name = id === undefined ? undefined : nameStmt.get(id);
+          return name === undefined ? [] : [[ref, name]];
+        }),
+      ),
     refs,
   };
 }

@@ -1,12 +1,11 @@
 import '../ui/panels.css';
 import { useId, useState, type FormEvent } from 'react';
-import type { ConflictReply } from '../../../shared/sync';
+import type { SyncStatus } from '../../../shared/contract';
 import { Field, FormError } from '../ui/Field';
+import { Conflicts } from './Conflicts';
 import { readableDate } from '../ui/format';
-import { useConfigureSync, useResolveConflict, useSyncNow } from './mutations';
+import { useConfigureSync, useSyncNow } from './mutations';
 import { useSyncConflicts, useSyncStatus } from './queries';
-
-const shown = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 /** This desktop and the central store: where it syncs, when it last did, what waits, and the conflicts to resolve. */
 export function SyncPanel() {
@@ -22,6 +21,12 @@ export function SyncPanel() {
         Share this desktop’s data with the others through a central store (PostgreSQL). Work goes on offline; changes wait here and go at the next sync.
       </p>
       {status.isError && <FormError error={`Could not read the sync status: ${status.error.message}`} />}
+      {s?.insecureHttp && (
+        <p className="danger" role="alert">
+          This desktop sends its device credential over plain http to {s.url}: anyone on the network between can read it and sync as this desktop. Use the
+          central’s https address as soon as you can.
+        </p>
+      )}
       {s && (
         <dl className="facts" aria-label="Sync status">
           <dt>Central</dt>
@@ -55,12 +60,13 @@ export function SyncPanel() {
           ? `${s.progress.step === 'push' ? 'Sending' : 'Receiving'}: ${s.progress.done.toLocaleString()}${s.progress.total ? ` of ${s.progress.total.toLocaleString()}` : ' so far'}…`
           : ''}
         {!s?.running && now.isSuccess && s?.lastReport
-          ? `Synced: ${s.lastReport.pushed} sent, ${s.lastReport.pulled} received${s.lastReport.conflicts ? `, ${s.lastReport.conflicts} conflicts` : ''}.`
+          ? `Synced: ${s.lastReport.pushed} sent, ${s.lastReport.pulled} received${s.lastReport.conflicts ? `, ${s.lastReport.conflicts} conflicts` : ''}${s.lastReport.refused ? `, ${s.lastReport.refused} refused by the central` : ''}.${s.lastReport.restored ? ' This data folder was restored from a backup: what the central had from it came back.' : ''}`
           : ''}
       </p>
       <FormError error={now.errors.form ?? (s?.lastError && !now.isPending ? `The last sync failed: ${s.lastError}` : undefined)} />
       {s && <Connect initialUrl={s.url ?? ''} configured={s.configured} />}
       {s?.configured && conflicts.data && <Conflicts conflicts={conflicts.data} />}
+      {s && <Problems status={s} />}
       {conflicts.isError && <FormError error={`Could not read the conflicts: ${conflicts.error.message}`} />}
     </section>
   );
@@ -70,9 +76,11 @@ function Connect({ initialUrl, configured }: { initialUrl: string; configured: b
   const configure = useConfigureSync();
   const [url, setUrl] = useState(initialUrl);
   const [credential, setCredential] = useState('');
+  const [insecure, setInsecure] = useState(false);
+  const plainToAnother = /^http:\/\//i.test(url.trim()) && !/^http:\/\/(localhost|127\.[\d.]+|\[::1\])(:\d+)?(\/|$)/i.test(url.trim());
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!configure.isPending) configure.submit({ url: url.trim(), credential: credential.trim() }, { onSuccess: () => setCredential('') });
+    if (!configure.isPending) configure.submit({ url: url.trim(), credential: credential.trim(), insecureHttp: plainToAnother && insecure }, { onSuccess: () => setCredential('') });
   };
   return (
     <form aria-label="Central store" className="panel-form" onSubmit={submit} noValidate>
@@ -88,6 +96,12 @@ function Connect({ initialUrl, configured }: { initialUrl: string; configured: b
         error={configure.errors.field('credential')}
         hint="DEVICE_ID.SECRET, as npm run cli -- central device add printed it. Kept in this data folder (readable by you only), never shown again."
       />
+      {plainToAnother && (
+        <label className="check danger">
+          <input type="checkbox" checked={insecure} onChange={(e) => setInsecure(e.target.checked)} />
+          Send the credential over plain http anyway (anyone on the network between can read it; only on a network you trust)
+        </label>
+      )}
       <div className="actions">
         <button type="submit" disabled={configure.isPending}>
           {configure.isPending ? 'Checking with the central…' : 'Connect'}
@@ -98,59 +112,39 @@ function Connect({ initialUrl, configured }: { initialUrl: string; configured: b
   );
 }
 
-function Conflicts({ conflicts }: { conflicts: ConflictReply[] }) {
+/** What could not go through, with the reason for each: rows received and set aside, changes the central refused. */
+function Problems({ status }: { status: SyncStatus }) {
   const titleId = useId();
+  if (status.setAsideCount === 0 && status.refusedCount === 0) return null;
   return (
     <section aria-labelledby={titleId}>
-      <h3 id={titleId}>Conflicts to resolve ({conflicts.length})</h3>
-      {conflicts.length === 0 ? (
-        <p className="note">None.</p>
-      ) : (
-        <ul className="conflicts" aria-label="Conflicts, oldest first">
-          {conflicts.map((c) => (
-            <ConflictItem key={c.id} c={c} />
-          ))}
-        </ul>
+      <h3 id={titleId}>Not applied</h3>
+      {status.setAsideCount > 0 && (
+        <>
+          <p className="note">
+            Received from the central but kept aside here ({status.setAsideCount}): the rest of the sync went on, and these are tried again at every sync.
+          </p>
+          <ul aria-label="Rows kept aside">
+            {status.setAside.map((r) => (
+              <li key={`${r.entity}:${r.uuid}`}>
+                {r.entity} “{r.label ?? r.uuid.slice(0, 8)}”: {r.reason}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {status.refusedCount > 0 && (
+        <>
+          <p className="note">Changes of this desktop the central refused ({status.refusedCount}): they stay here; change the row again to send it anew.</p>
+          <ul aria-label="Changes the central refused">
+            {status.refused.map((r) => (
+              <li key={r.op}>
+                {r.entity} {r.uuid.slice(0, 8)}: {r.message}
+              </li>
+            ))}
+          </ul>
+        </>
       )}
     </section>
-  );
-}
-
-function ConflictItem({ c }: { c: ConflictReply }) {
-  const resolve = useResolveConflict();
-  const what = `${c.entity === 'poi' ? 'POI' : c.entity} “${c.label ?? c.uuid.slice(0, 8)}”`;
-  const subject = c.field === null ? `${what}: edited on one side, deleted on the other` : `${what}, ${c.field}`;
-  return (
-    <li className="conflict">
-      <p>
-        <strong>{subject}</strong> <span className="muted">({readableDate(c.at)}; the central kept {c.kept === 'mine' ? 'the later value' : 'its own value'})</span>
-      </p>
-      <table className="diff">
-        <caption className="visually-hidden">Values of {subject}</caption>
-        <tbody>
-          <tr>
-            <th scope="row">Before both</th>
-            <td>{shown(c.base)}</td>
-          </tr>
-          <tr>
-            <th scope="row">Pushed last (mine)</th>
-            <td>{shown(c.mine)}</td>
-          </tr>
-          <tr>
-            <th scope="row">On the central before (theirs)</th>
-            <td>{shown(c.theirs)}</td>
-          </tr>
-        </tbody>
-      </table>
-      <div className="actions">
-        <button type="button" disabled={resolve.isPending} aria-label={`Keep mine: ${subject}`} onClick={() => resolve.mutate({ id: c.id, keep: 'mine' })}>
-          Keep mine
-        </button>
-        <button type="button" disabled={resolve.isPending} aria-label={`Keep theirs: ${subject}`} onClick={() => resolve.mutate({ id: c.id, keep: 'theirs' })}>
-          Keep theirs
-        </button>
-      </div>
-      <FormError error={resolve.errors.form} />
-    </li>
   );
 }

@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PoiReply } from '../../shared/wire.js';
+import { Devices } from '../../main/central/devices.js';
+import { migrateCentral } from '../../main/central/store/migrate.js';
+import { centralPool } from '../../main/central/store/pool.js';
+import { startCentralServer, type CentralApp } from '../../main/central/server.js';
+import { argon2Hasher } from '../../main/core/members/passwords.js';
+import { centralConflicts, syncOnce, type SyncTarget } from '../../main/sync/client.js';
+import { resolveConflict } from '../../main/sync/resolve.js';
+import { openCore, type OpenCore } from '../support/core.js';
+import { postgresMissing, startPostgres, type ThrowawayPostgres } from '../support/postgres.js';
+
+const missing = postgresMissing();
+if (missing && process.env.POI_REQUIRE_POSTGRES === '1') throw new Error(`the sync findings' tests must run here: ${missing}`);
+
+const FAST = argon2Hasher({ algorithm: 2, memoryCost: 256, timeCost: 1, parallelism: 1 });
+
+/**
+ * What issue 24 found sync doing to data, one example each, as a field team, an office and an
+ * attacker would meet it. Each was seen failing on the code before the fix (docs/sync.md).
+ * Requests a hostile device makes are sent by hand, as it would.
+ */
+describe.skipIf(missing !== undefined)('sync: the findings of issue 24', () => {
+  let pg: ThrowawayPostgres;
+  let pool: Pool;
+  let server: CentralApp;
+  let url: string;
+  const dirs: string[] = [];
+  const cores: OpenCore[] = [];
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+    pool = centralPool(pg.url);
+    await migrateCentral(pool);
+    ({ app: server, url } = await startCentralServer(pool));
+  }, 60_000);
+  afterAll(async () => {
+    cores.forEach((c) => c.close());
+    await server?.close();
+    await pool?.end();
+    await pg?.remove();
+    dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  });
+
+  const desktop = (): OpenCore => {
+    const dir = mkdtempSync(join(tmpdir(), 'poi-finding-'));
+    dirs.push(dir);
+    const core = openCore({ file: join(dir, 'poi.sqlite'), passwords: FAST });
+    cores.push(core);
+    return core;
+  };
+  const device = async (clientId: string, name: string): Promise<SyncTarget> => ({ url, credential: (await new Devices(pool).add(clientId, name, 'Findings')).credential });
+  const pair = async () => {
+    const a = desktop();
+    const b = desktop();
+    const clientId = a.clients.create({ name: 'Findings' }).client_id;
+    return { a, b, clientId, ta: await device(clientId, 'A'), tb: await device(clientId, 'B') };
+  };
+  const push = (target: SyncTarget, changes: unknown[]) =>
+    fetch(new URL('/sync/push', url), { method: 'POST', headers: { authorization: `Bearer ${target.credential}`, 'content-type': 'application/json' }, body: JSON.stringify({ changes }) });
+  const deviceId = (target: SyncTarget): string => target.credential.split('.')[0]!;
+  const add = async (core: OpenCore, clientId: string, fields: Record<string, unknown> = {}): Promise<PoiReply> =>
+    (await core.console['pois.add']({ clientId, fields: { name: 'Kiosk', lat: 41, lng: 2, categories: [2], geocode: false, ...fields } })) as PoiReply;
+  const rowOn = (core: OpenCore, uuid: string) => core.db.prepare<[string], { id: number; name: string; description: string | null; phone: string | null }>('SELECT id, name, description, phone FROM pois WHERE uuid = ?').get(uuid);
+
+  it('1. keeps an edit made after a restore: the central holds it, and the other desktop gets it', async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    const backup = (await a.console['backups.create']({})) as { name: string };
+    await a.console['pois.update']({ clientId, fields: { poi: poi.id, phone: '+1 111' } });
+    await syncOnce(a, ta);
+    await a.console['backups.restore']({ name: backup.name });
+    await a.console['pois.update']({ clientId, fields: { poi: poi.id, desc: 'after the restore' } });
+    await syncOnce(a, ta);
+    const { rows } = await pool.query<{ description: string | null; phone: string | null }>('SELECT description, phone FROM pois WHERE uuid = $1', [poi.uuid]);
+    // Before: the new edit was taken for the one before the restore (same seq, same op id) and dropped.
+    expect(rows[0]).toEqual({ description: 'after the restore', phone: '+1 111' });
+    await syncOnce(b, tb);
+    expect(rowOn(b, poi.uuid)).toMatchObject({ description: 'after the restore', phone: '+1 111' });
+    // And the restored desktop got back what the restore took from it.
+    expect(rowOn(a, poi.uuid)).toMatchObject({ description: 'after the restore', phone: '+1 111' });
+  });
+
+  it("2. refuses a device that names another device's operations (403), and the victim's changes still apply", async () => {
+    const { a, clientId, ta } = await pair();
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    const strangerClient = randomUUID();
+    const stranger = await device(strangerClient, 'stranger');
+    const own = randomUUID();
+    const create = { op: `${deviceId(stranger)}:c1`, entity: 'poi', uuid: own, kind: 'create', fields: { name: [null, 'Mine'], lat: [null, 1], lng: [null, 1], categories: [null, ['system:1']], registered_at: [null, 1] }, at: 1 };
+    const next = Number(a.db.prepare('SELECT max(seq) FROM changes').pluck().get());
+    const suppress = Array.from({ length: 20 }, (_, i) => ({ op: `${deviceId(ta)}:${next + 1 + i}`, entity: 'poi', uuid: own, kind: 'update', fields: { name: ['Mine', 'Mine'] }, at: 1 }));
+    const refused = await push(stranger, [create, ...suppress]);
+    expect(refused.status).toBe(403);
+    await a.console['pois.update']({ clientId, fields: { poi: poi.id, name: 'Kiosk renamed' } });
+    await syncOnce(a, ta);
+    const { rows } = await pool.query<{ name: string }>('SELECT name FROM pois WHERE uuid = $1', [poi.uuid]);
+    expect(rows[0]!.name).toBe('Kiosk renamed');
+  });
+
+  it("3. never lets a pull touch another client's rows, and refuses a push that names them (403)", async () => {
+    const { a, clientId, ta } = await pair();
+    await syncOnce(a, ta);
+    // Client Y beside X on desktop A, never synced.
+    const other = a.clients.create({ name: 'Other client' }).client_id;
+    const member = (await a.console['members.register']({ clientId: other, fields: { username: 'othermember', pwd: 'other-secret', email: 'o@example.org' } })) as { id: string };
+    const rogue = await device(clientId, 'rogue');
+    const hash = await FAST.hash('attacker-password');
+    const created = await push(rogue, [
+      { op: `${deviceId(rogue)}:m1`, entity: 'member', uuid: member.id, kind: 'create', fields: { username: [null, 'othermember'], email: [null, 'x@example.org'], pwd_hash: [null, hash], gender: [null, 'UNDEFINED'], email_verified: [null, 0], registered_at: [null, 1] }, at: 1 },
+    ]);
+    expect(created.status).toBe(200);
+    await syncOnce(a, ta);
+    await expect(a.console['members.login']({ clientId: other, fields: { username: 'othermember', pwd: 'attacker-password' } })).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+    expect(await a.console['members.login']({ clientId: other, fields: { username: 'othermember', pwd: 'other-secret' } })).toMatchObject({ name: 'othermember' });
+    // On the central, a row of client X named by a device of client Z: refused whole.
+    const z = await device(randomUUID(), 'Z');
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    const crossing = await push(z, [{ op: `${deviceId(z)}:x1`, entity: 'poi', uuid: poi.uuid, kind: 'update', fields: { name: ['Kiosk', 'Taken'] }, at: 1 }]);
+    expect(crossing.status).toBe(403);
+  });
+
+  it('4. makes a clash of a username registered apart on two desktops, not a sync stuck for good; a rename resolves it', async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    await a.console['members.register']({ clientId, fields: { username: 'fieldcarol', pwd: 'secret-a', email: 'carol@example.org' } });
+    await b.console['members.register']({ clientId, fields: { username: 'FieldCarol', pwd: 'secret-b', email: 'CAROL@example.org' } });
+    await syncOnce(a, ta);
+    // Before: every push of B answered 500, for good.
+    const fromB = await syncOnce(b, tb);
+    expect(fromB.pushed).toBe(1);
+    await syncOnce(a, ta);
+    const clashes = (await centralConflicts(ta)).filter((c) => c.kind === 'clash');
+    expect(clashes.map((c) => c.field).sort()).toEqual(['email', 'username']);
+    // Each desktop keeps its own member and sets the other aside, saying why; syncs go on.
+    expect(a.sync.setAside.list(clientId).map((r) => r.reason)).toEqual([expect.stringMatching(/another member here has this (username|e-mail) \(a clash/)]);
+    const username = clashes.find((c) => c.field === 'username')!;
+    const email = clashes.find((c) => c.field === 'email')!;
+    await resolveConflict(b, tb, username.id, { rename: { uuid: username.uuid, to: 'fieldcarol2' } });
+    await resolveConflict(b, tb, email.id, { rename: { uuid: email.uuid, to: 'carol2@example.org' } });
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    for (const core of [a, b]) {
+      expect(core.db.prepare('SELECT username FROM members WHERE client_id = ? ORDER BY username').pluck().all(clientId)).toEqual(['fieldcarol', 'fieldcarol2']);
+      expect(core.sync.setAside.size(clientId)).toBe(0);
+    }
+    expect(await centralConflicts(ta)).toEqual([]);
+  });
+
+  it("4. sets aside a row that names a category no one has, and refuses it on the central: no desktop's sync stops", async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    await syncOnce(a, ta);
+    const rogue = await device(clientId, 'rogue');
+    const bad = randomUUID();
+    const reply = await push(rogue, [{ op: `${deviceId(rogue)}:p1`, entity: 'poi', uuid: bad, kind: 'create', fields: { name: [null, 'Poison'], lat: [null, 1], lng: [null, 1], categories: [null, ['system:99999']], registered_at: [null, 1] }, at: 1 }]);
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toMatchObject({ refused: [expect.objectContaining({ status: 400, field: 'categories', message: expect.stringContaining('system:99999') })] });
+    // A row the central holds that breaks the rules (written there by hand): set aside here, the rest applies.
+    await pool.query("INSERT INTO pois (uuid, client_id, name, lat, lng, categories, registered_at, updated_at) VALUES ($1, $2, '', 1, 1, ARRAY['system:99999'], now(), now())", [randomUUID(), clientId]);
+    const fine = await add(a, clientId, { name: 'Fine' });
+    await syncOnce(a, ta);
+    const report = await syncOnce(b, tb);
+    expect(report.setAside).toBe(1);
+    expect(rowOn(b, fine.uuid)).toMatchObject({ name: 'Fine' });
+    expect(b.sync.setAside.list(clientId)[0]!.reason).toContain('name must not be empty');
+  });
+
+  it('5. makes an edit that fills an empty field, against a delete, a conflict', async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    await b.console['pois.update']({ clientId, fields: { poi: rowOn(b, poi.uuid)!.id, desc: 'notes from the field', phone: '+34 600' } });
+    a.console['pois.delete']({ clientId, poi: poi.id });
+    await syncOnce(b, tb);
+    // Before: the delete's base left out the empty fields, so nothing told it the POI was edited.
+    expect((await syncOnce(a, ta)).conflicts).toBe(1);
+    const [conflict] = await centralConflicts(ta);
+    expect(conflict).toMatchObject({ field: null, theirs: expect.objectContaining({ description: 'notes from the field', phone: '+34 600' }) });
+  });
+
+  it('6. brings the POI back everywhere when the edit is kept against a delete', async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    await b.console['pois.update']({ clientId, fields: { poi: rowOn(b, poi.uuid)!.id, name: 'Kiosk (kept)' } });
+    a.console['pois.delete']({ clientId, poi: poi.id });
+    await syncOnce(b, tb);
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    expect(rowOn(b, poi.uuid)).toBeUndefined();
+    const [conflict] = await centralConflicts(tb);
+    // Keep the edit, from B (B's own side).
+    await resolveConflict(b, tb, conflict!.id, { keep: 'mine' });
+    await syncOnce(a, ta);
+    for (const core of [a, b]) expect(rowOn(core, poi.uuid)).toMatchObject({ name: 'Kiosk (kept)' });
+  });
+
+  it("7. labels a conflict from the desktop that reads it: 'mine' on A keeps A's value", async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    await a.console['pois.update']({ clientId, fields: { poi: poi.id, name: 'From A' } });
+    await b.console['pois.update']({ clientId, fields: { poi: rowOn(b, poi.uuid)!.id, name: 'From B' } });
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    const [conflict] = await centralConflicts(ta);
+    // A pushed first, so on the central B's value is the pushed one: still, A's "mine" is A's.
+    await resolveConflict(a, ta, conflict!.id, { keep: 'mine' });
+    await syncOnce(b, tb);
+    for (const core of [a, b]) expect(rowOn(core, poi.uuid)!.name).toBe('From A');
+  });
+
+  it('8. refuses values the API refuses, change by change, keeping the rest of the push', async () => {
+    const { clientId, a, ta } = await pair();
+    await syncOnce(a, ta);
+    const rogue = await device(clientId, 'rogue');
+    const poi = (name: string, extra: Record<string, unknown> = {}) => ({
+      op: `${deviceId(rogue)}:${randomUUID()}`,
+      entity: 'poi',
+      uuid: randomUUID(),
+      kind: 'create',
+      fields: Object.fromEntries(Object.entries({ name, lat: 1, lng: 1, categories: ['system:1'], registered_at: 1, ...extra }).map(([f, v]) => [f, [null, v]])),
+      at: 1,
+    });
+    const reply = await push(rogue, [poi(''), poi('Long phone', { phone: 'x'.repeat(5000) }), poi('Deep', { elevation: -1e300 }), poi('Negative', { accuracy: -5 }), poi('Good')]);
+    expect(reply.status).toBe(200);
+    const body = (await reply.json()) as { refused: Array<{ field: string; status: number }> };
+    expect(body.refused.map((r) => [r.field, r.status])).toEqual([['name', 400], ['phone', 400], ['elevation', 400], ['accuracy', 400]]);
+    const { rows } = await pool.query<{ name: string }>('SELECT name FROM pois WHERE client_id = $1', [clientId]);
+    expect(rows.map((r) => r.name)).toEqual(['Good']);
+  });
+
+  it('11. does not count (or apply again) its own rows coming back', async () => {
+    const { a, clientId, ta } = await pair();
+    await syncOnce(a, ta);
+    for (let i = 0; i < 20; i++) await add(a, clientId, { name: `Own ${i}`, lat: 40 + i / 100 });
+    const report = await syncOnce(a, ta);
+    expect(report).toMatchObject({ pushed: 20, pulled: 0 });
+    const ids = a.db.prepare('SELECT id, name FROM pois ORDER BY id').all();
+    a.console['pois.update']({ clientId, fields: { poi: (ids[0] as { id: number }).id, phone: '+1' } });
+    expect(await syncOnce(a, ta)).toMatchObject({ pushed: 1, pulled: 0 });
+  });
+});
