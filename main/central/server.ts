@@ -67,7 +67,6 @@ export async function startCentralServer(pool: Pool, options: CentralServerOptio
   const app = Fastify({
     bodyLimit: BODY_LIMITS.other,
     loggerInstance: logger.child({}, { redact: ['req.headers.authorization', 'headers.authorization'] }),
-    disableRequestLogging: false,
   });
   app.decorateRequest('device', null);
   const refuse = (reply: FastifyReply, code: ErrorCode, message: string) => {

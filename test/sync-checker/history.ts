@@ -330,7 +330,7 @@ class Run {
     };
     const at = Date.now();
     const poiCreate = (uuid: string, fields: Record<string, Value>): PushedChange => ({
-      op: `rogue:${randomUUID()}`,
+      op: `${this.rogue!.credential.split('.')[0]}:${randomUUID()}`,
       entity: 'poi',
       uuid,
       kind: 'create',
@@ -342,7 +342,8 @@ class Run {
       // Operation ids in the victim's name, for the seqs its log will hand out next.
       const next = Number(victim.core.db.prepare('SELECT coalesce(max(seq), 0) FROM changes').pluck().get()) + 1;
       const own = randomUUID();
-      const changes = [poiCreate(own, valid), ...Array.from({ length: 40 }, (_, i): PushedChange => ({ op: `${victim.deviceId}:${next + i}`, entity: 'poi', uuid: own, kind: 'update', fields: { name: ['Rogue', 'Rogue'] }, at }))];
+      const strangerCreate = { ...poiCreate(own, valid), op: `${this.stranger!.credential.split('.')[0]}:${randomUUID()}` };
+      const changes = [strangerCreate, ...Array.from({ length: 40 }, (_, i): PushedChange => ({ op: `${victim.deviceId}:${next + i}`, entity: 'poi', uuid: own, kind: 'update', fields: { name: ['Rogue', 'Rogue'] }, at }))];
       await push(this.stranger!, changes);
       return;
     }
@@ -355,7 +356,14 @@ class Run {
       const hash = await FAST_HASHER.hash('attacker-password');
       this.hostile.add(keyOf('member', member)).add(keyOf('poi', poi));
       await push(this.rogue!, [
-        { op: `rogue:${randomUUID()}`, entity: 'member', uuid: member, kind: 'create', fields: { username: [null, 'roguemember'], email: [null, 'rogue@example.org'], pwd_hash: [null, hash], registered_at: [null, at] }, at },
+        {
+          op: `${this.rogue!.credential.split('.')[0]}:${randomUUID()}`,
+          entity: 'member',
+          uuid: member,
+          kind: 'create',
+          fields: { username: [null, 'roguemember'], email: [null, 'rogue@example.org'], pwd_hash: [null, hash], gender: [null, 'UNDEFINED'], email_verified: [null, 0], registered_at: [null, at] },
+          at,
+        },
         poiCreate(poi, { ...valid, name: 'Taken over' }),
       ]);
     } else if (how === 'poison-category') {

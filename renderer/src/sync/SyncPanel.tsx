@@ -15,7 +15,7 @@ export function SyncPanel() {
   const s = status.data;
   const conflicts = useSyncConflicts(s?.configured === true);
   return (
-    <section className="panel admin-panel" aria-labelledby={titleId}>
+    <section className="panel admin-panel sync-panel" aria-labelledby={titleId}>
       <h2 id={titleId}>Sync</h2>
       <p className="note">
         Share this desktop’s data with the others through a central store (PostgreSQL). Work goes on offline; changes wait here and go at the next sync.
