@@ -124,9 +124,10 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
   };
 
   if (!point.snapshotSent) {
-    const resumeAt = core.sync.lastSeq();
+    // Drawn once, at the first try: a retry sends the same operations and the log from the same point.
     const snapshotId = point.snapshotId ?? newUuid();
-    state.write({ snapshotId });
+    const resumeAt = point.snapshotAt ?? core.sync.lastSeq();
+    state.write({ snapshotId, snapshotAt: resumeAt });
     for (const changes of core.sync.outbox.snapshot(hello.device, hello.client_id, snapshotId, MAX_PUSH)) await send(changes);
     state.write({ snapshotSent: true, pushed: resumeAt });
     point = state.read();

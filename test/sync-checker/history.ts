@@ -504,12 +504,20 @@ class Run {
       const theirValue = c.theirs === 'deleted' ? ABSENT : c.field === null ? normal(theirsField, (c.theirs as Record<string, unknown>)[theirsField]) : normal(theirsField, c.theirs);
       const writer = this.oracle.writes.findLast((w) => w.key === key && w.field === theirsField && sameValue(w.value, theirValue));
       const candidates = [pusher, writer === undefined ? undefined : this.desktops[writer.desktop]].filter((d): d is Desktop => d !== undefined && this.has(d));
-      const resolver = candidates[(c.id + this.counter) % Math.max(candidates.length, 1)] ?? this.desktops[0]!;
       const keepMine = (c.id + this.step) % 2 === 0;
-      // "mine" is the resolving desktop's own side: the pushed value when it pushed, else the central's earlier one.
-      const resolverPushed = resolver.deviceId === c.device;
-      const keptSide = keepMine === resolverPushed ? c.mine : c.theirs;
-      const choice: Choice = { keep: keepMine ? 'mine' : 'theirs' };
+      let resolver = candidates[(c.id + this.counter) % Math.max(candidates.length, 1)];
+      let keptSide: unknown;
+      let choice: Choice;
+      if (resolver) {
+        // "mine" is the resolving desktop's own side: the pushed value when it pushed, else the central's earlier one.
+        keptSide = keepMine === (resolver.deviceId === c.device) ? c.mine : c.theirs;
+        choice = { keep: keepMine ? 'mine' : 'theirs' };
+      } else {
+        // Neither side is a desktop's (a hostile device's rows): a side by where it stands.
+        resolver = this.desktops.find((d) => this.has(d)) ?? this.desktops[0]!;
+        keptSide = keepMine ? c.mine : c.theirs;
+        choice = { keep: keepMine ? 'pushed' : 'earlier' };
+      }
       try {
         this.world.proxies[resolver.i]!.set({ kind: 'pass' });
         await resolveConflict(resolver.core, resolver.target, c.id, choice);

@@ -17,7 +17,7 @@ export type State = Map<string, Row>;
 export const ABSENT = '\u0000absent';
 
 export const POI_COMPARED = [...POI_FIELDS.map((f) => f.column), 'categories', 'created_by', 'registered_at'] as const;
-export const MEMBER_COMPARED = ['username', 'email', 'gender', 'birthday', 'email_verified', 'pwd_hash'] as const;
+export const MEMBER_COMPARED = ['username', 'email', 'gender', 'birthday', 'email_verified', 'pwd_hash', 'registered_at'] as const;
 export const CATEGORY_COMPARED = ['description', 'deleted'] as const;
 
 export const keyOf = (entity: string, uuid: string): string => `${entity}:${uuid}`;
@@ -51,7 +51,8 @@ export async function centralState(pool: Pool, clientId: string): Promise<State>
   const categories = await pool.query<{ uuid: string; description: string; deleted: boolean }>('SELECT uuid::text, description, deleted_at IS NOT NULL AS deleted FROM categories WHERE client_id = $1', [clientId]);
   for (const c of categories.rows) state.set(keyOf('category', c.uuid), { description: c.description, deleted: c.deleted ? 1 : 0 });
   const members = await pool.query<Record<string, Value> & { uuid: string }>(
-    `SELECT uuid::text, username, email, gender, birthday, email_verified::int AS email_verified, pwd_hash FROM members WHERE client_id = $1 AND deleted_at IS NULL`,
+    `SELECT uuid::text, username, email, gender, birthday, email_verified::int AS email_verified, pwd_hash, round(extract(epoch FROM registered_at) * 1000)::float8 AS registered_at
+     FROM members WHERE client_id = $1 AND deleted_at IS NULL`,
     [clientId],
   );
   for (const { uuid, ...fields } of members.rows) state.set(keyOf('member', uuid), fields);

@@ -14,6 +14,11 @@ export interface SyncPoint {
   snapshotSent: boolean;
   /** The id of that snapshot's operations, drawn when it starts (a retry sends the same ones). */
   snapshotId: string | null;
+  /**
+   * The log's last seq when that snapshot started: the log is sent from there, so a change made
+   * between a cut-off snapshot and its retry is sent, not taken for part of a snapshot already applied.
+   */
+  snapshotAt: number | null;
   /** The desktop's cursor on the central's change sequence. */
   cursor: number;
   /** When the last complete sync ended (epoch ms), 0 before the first. */
@@ -25,7 +30,7 @@ export interface SyncPoint {
   resync: boolean;
 }
 
-const DEFAULTS: SyncPoint = { url: null, clientId: null, device: null, pushed: 0, snapshotSent: false, snapshotId: null, cursor: 0, lastSync: 0, resync: false };
+const DEFAULTS: SyncPoint = { url: null, clientId: null, device: null, pushed: 0, snapshotSent: false, snapshotId: null, snapshotAt: null, cursor: 0, lastSync: 0, resync: false };
 
 export class SyncState {
   private readonly all: Statement<[], { key: string; value: string }>;
