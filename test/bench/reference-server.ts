@@ -2,6 +2,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { foldText } from '../../shared/text-fold.js';
+import { newUuid } from '../../main/core/store/new-uuid.js';
+import { fingerprint } from '../../shared/sync-entities.js';
 
 /**
  * The minimal reference of the HTTP figures (issue 13, point 3): get.json and add.json written
@@ -27,6 +29,9 @@ db.function('change_now', { deterministic: false }, () => Date.now());
 db.function('change_actor_kind', { deterministic: false }, () => actor?.kind ?? 'system');
 db.function('change_actor_id', { deterministic: false }, () => actor?.id ?? null);
 db.function('change_undoes', { deterministic: false }, () => null);
+// Each change's own id (sync's operation id, migration 014), drawn as the service draws it: the same work.
+db.function('change_op_id', { deterministic: false }, () => newUuid());
+db.function('change_fingerprint', { deterministic: true }, (value: unknown) => fingerprint(String(value)));
 
 interface TokenRow {
   client_id: string;

@@ -8,13 +8,14 @@ import { benchPois } from './pois.js';
 import { benchBasemap, basemapRows } from './basemap.js';
 import { benchExports, exportRows } from './exports.js';
 import { benchSync, syncRows } from './sync.js';
+import { benchSyncAgainst } from './sync-baseline.js';
 import { benchMap, mapRows } from './map.js';
 import { benchScale } from './scale.js';
 import { buildRows, contentionRows, HEADERS, renderTable, scaleRows } from './table.js';
 import { findWrk } from './wrk.js';
 
 /**
- * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,pois,contention,scale,map,basemap,exports,sync]`: measures the HTTP API
+ * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,pois,contention,scale,map,basemap,exports,sync] [-- --baseline REF [--rounds N]]`: measures the HTTP API
  * against a bare node:http server, login, the POI queries on N POIs (default 1,000,000; 100,000
  * with --quick; 10,000,000 with --huge) and, served by the CLI on them, map views, near queries,
  * the serving process's memory and a get.json beside heavy requests; prints one table and writes it, with
@@ -28,6 +29,9 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     huge: { type: 'boolean', default: false },
     only: { type: 'string' },
+    /** A commit whose sync bench runs beside this tree's, alternated, in the same run (sync only). */
+    baseline: { type: 'string' },
+    rounds: { type: 'string' },
   },
 });
 const quick = values.quick === true;
@@ -68,8 +72,10 @@ try {
   // A client's POIs exported as CSV and GeoJSON (100,000 POIs, or 20,000 with --quick).
   const exports = only.has('exports') ? await benchExports(quick ? 20_000 : 100_000) : undefined;
   // Sync with a central PostgreSQL (throwaway cluster): push and pull of 100,000 changes, and a first pull of 1,000,000 POIs (20,000 and 100,000 with --quick).
-  const sync = only.has('sync') ? await benchSync(quick ? 20_000 : 100_000, quick ? 100_000 : 1_000_000) : undefined;
-  const rows = [...buildRows(http, pois), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...syncRows(sync)];
+  const syncSizes = [quick ? 20_000 : 100_000, quick ? 100_000 : 1_000_000] as const;
+  const compared = only.has('sync') && values.baseline ? await benchSyncAgainst(values.baseline, ...syncSizes, Number(values.rounds ?? 3)) : undefined;
+  const sync = compared?.current ?? (only.has('sync') ? await benchSync(...syncSizes) : undefined);
+  const rows = [...buildRows(http, pois), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...syncRows(sync, compared && { result: compared.baseline, ref: compared.ref })];
   const tool = findWrk() ?? 'Node keep-alive generator (no wrk on the PATH)';
   console.log('');
   console.log(renderTable(rows));
@@ -97,6 +103,7 @@ try {
     basemap,
     exports,
     sync,
+    syncBaseline: compared ? { ref: compared.ref, result: compared.baseline } : undefined,
   };
   writeFileSync(file, JSON.stringify(report, null, 2));
   console.log(`results written to ${file}`);

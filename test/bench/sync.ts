@@ -119,14 +119,19 @@ export async function benchSync(changes = 100_000, bigPull = 1_000_000, log: (s:
   }
 }
 
-export function syncRows(s: SyncBenchResult | undefined): Row[] {
+/** The sync figures, each beside the same figure of a baseline commit run in the same bench (`--baseline REF`) when there is one. */
+export function syncRows(s: SyncBenchResult | undefined, baseline?: { result: SyncBenchResult; ref: string }): Row[] {
   if (!s) return [];
   const n = s.changes.toLocaleString('en');
+  const b = baseline?.result;
+  // Within 10 % of the baseline (issue 24): a rate at least 0.9 x the baseline's.
+  const against = (mine: number, theirs: number | undefined): [string, string, string] =>
+    theirs === undefined ? ['', '', ''] : [`${theirs.toFixed(0)} (${baseline!.ref})`, `${(mine / theirs).toFixed(2)}x`, '>= 0.9x'];
   return [
-    [`sync push, ${n} POIs created (first sync; local PostgreSQL, fsync off)`, 'timed', `${s.pushCreates.perSecond.toFixed(0)} changes/s`, `${s.pushCreates.ms.toFixed(0)} ms`, '', '', '', ''],
-    [`sync push, ${n} updates from the change log`, 'timed', `${s.pushUpdates.perSecond.toFixed(0)} changes/s`, `${s.pushUpdates.ms.toFixed(0)} ms`, '', '', '', ''],
-    [`sync pull, ${n} POIs (a desktop that never synced)`, 'timed', `${s.pull.perSecond.toFixed(0)} rows/s`, `${s.pull.ms.toFixed(0)} ms`, '', '', '', ''],
-    [`sync first pull, ${s.firstPull.pois.toLocaleString('en')} POIs (own process)`, 'timed', `${s.firstPull.perSecond.toFixed(0)} rows/s`, `${s.firstPull.ms.toFixed(0)} ms`, '', `peak RSS ${s.firstPull.peakRssMiB.toFixed(0)} MiB`, '', ''],
+    [`sync push, ${n} POIs created (first sync; local PostgreSQL, fsync off)`, 'timed', `${s.pushCreates.perSecond.toFixed(0)} changes/s`, `${s.pushCreates.ms.toFixed(0)} ms`, '', ...against(s.pushCreates.perSecond, b?.pushCreates.perSecond)],
+    [`sync push, ${n} updates from the change log`, 'timed', `${s.pushUpdates.perSecond.toFixed(0)} changes/s`, `${s.pushUpdates.ms.toFixed(0)} ms`, '', ...against(s.pushUpdates.perSecond, b?.pushUpdates.perSecond)],
+    [`sync pull, ${n} POIs (a desktop that never synced)`, 'timed', `${s.pull.perSecond.toFixed(0)} rows/s`, `${s.pull.ms.toFixed(0)} ms`, '', ...against(s.pull.perSecond, b?.pull.perSecond)],
+    [`sync first pull, ${s.firstPull.pois.toLocaleString('en')} POIs (own process)`, 'timed', `${s.firstPull.perSecond.toFixed(0)} rows/s`, `${s.firstPull.ms.toFixed(0)} ms`, `peak RSS ${s.firstPull.peakRssMiB.toFixed(0)} MiB`, ...against(s.firstPull.perSecond, b?.firstPull.perSecond)],
   ];
 }
 

@@ -12,7 +12,7 @@ if (missing) {
 }
 
 /** CI's budget: this many random histories (`npm run soak` runs thousands). */
-const HISTORIES = Number(process.env.POI_CHECKER_HISTORIES ?? 40);
+const HISTORIES = Number(process.env.POI_CHECKER_HISTORIES ?? 100);
 
 /**
  * The randomized multi-desktop checker (issue 24): random histories of edits, deletes, undos,

@@ -37,7 +37,7 @@ const ask = async (token = f.admin, id = poi): Promise<{ status: number; text: s
 const nameOf = async (token = f.admin): Promise<unknown> => (JSON.parse((await ask(token)).text) as { name?: unknown }).name;
 
 /**
- * Plain SQL by another process on the same file: no code of ours runs there but the four
+ * Plain SQL by another process on the same file: no code of ours runs there but the six
  * functions the change log's triggers call (main/core/store/write-path.ts), as a tool would.
  */
 function otherProcess(sql: string, ...args: Array<string | number>): void {
@@ -46,6 +46,8 @@ function otherProcess(sql: string, ...args: Array<string | number>): void {
     "db.function('change_now', () => Date.now());",
     "db.function('change_actor_kind', () => 'system');",
     "for (const name of ['change_actor_id', 'change_undoes']) db.function(name, () => null);",
+    "db.function('change_op_id', () => require('node:crypto').randomUUID());",
+    "db.function('change_fingerprint', (v) => 'fp:' + require('node:crypto').createHash('sha256').update(String(v)).digest('hex').slice(0, 16));",
     'db.prepare(process.argv[2]).run(...JSON.parse(process.argv[3]));',
     'db.close();',
   ].join(' ');
