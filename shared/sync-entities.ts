@@ -3,7 +3,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { POI_FIELDS } from './poi-fields.js';
 import { birthday, email, GENDERS, username } from './schemas/members.js';
-import { categoryDescription, lat, lng, MAX_CATEGORIES_PER_POI, TEXT_LIMITS, WARNING_TYPES } from './schemas/pois.js';
+import { accuracy, categoryDescription, elevation, lat, lng, MAX_CATEGORIES_PER_POI, text, TEXT_LIMITS, WARNING_TYPES } from './schemas/pois.js';
 import { sameNameKey } from './text-fold.js';
 
 /**
@@ -65,24 +65,14 @@ const flagRule = z.union([z.literal(0), z.literal(1)], 'must be 0 or 1');
 export const categoryRef = z.union([uuidRule, z.string().regex(/^system:\d{1,6}$/, 'must be a category UUID or system:N')]);
 export type CategoryRef = z.infer<typeof categoryRef>;
 
-const codePoints = (s: string): number => [...s].length;
-const text = (max: number) =>
-  z
-    .string()
-    .refine((s) => s.isWellFormed(), 'must be valid Unicode')
-    .refine((s) => codePoints(s) <= max, `must be at most ${max} characters`);
 
 /** The largest report proposal (JSON text): a report proposes a POI's fields, a few kilobytes at most. */
 export const MAX_REPORT_DATA = 16_384;
 /** An argon2id hash is about 100 characters; anything far longer is not one. */
 const MAX_PASSWORD_HASH = 512;
 
-const POI_RULES: Record<string, z.ZodType> = {
-  latitude: lat,
-  longitude: lng,
-  elevation: z.number().min(-20_000, 'must be at least -20000').max(1_000_000, 'must be at most 1000000'),
-  accuracy: z.number().min(0, 'must be 0 or more'),
-};
+/** The API's rule of each kind of POI number (shared/schemas/pois.ts). */
+const POI_RULES: Record<string, z.ZodType> = { latitude: lat, longitude: lng, elevation, accuracy };
 
 const poiField = (f: (typeof POI_FIELDS)[number]): SyncField => ({
   name: f.column,
@@ -205,6 +195,12 @@ export function rowProblem(entity: SyncedEntity, fields: Readonly<Record<string,
     if (message) return { field: f.name, message };
   }
   return undefined;
+}
+
+/** The first required field a row lacks, or undefined. */
+export function missingRequired(entity: SyncedEntity, fields: Readonly<Record<string, FieldValue | undefined>>): { field: string; message: string } | undefined {
+  const field = entityOf(entity).fields.find((f) => 'required' in f && (fields[f.name] === null || fields[f.name] === undefined));
+  return field ? { field: field.name, message: 'must not be empty' } : undefined;
 }
 
 /**

@@ -116,7 +116,8 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
     const reply = checked(pushReply, await call<unknown>(target, '/sync/push', { method: 'POST', body: { changes, ...(mark ? { mark } : {}) } }), '/sync/push');
     if (reply.refused.length > 0) core.sync.refused.keep(hello.client_id, reply.refused);
     const refused = new Set(reply.refused.map((r) => r.op));
-    for (const c of changes) if (!refused.has(c.op)) core.sync.refused.accepted(c.entity, c.uuid);
+    // A row refused before and accepted now is no longer listed (with none listed, nearly always, nothing to do).
+    if (core.sync.refused.size(hello.client_id) > refused.size) for (const c of changes) if (!refused.has(c.op)) core.sync.refused.accepted(c.entity, c.uuid);
     report.pushed += changes.length - refused.size;
     report.refused += refused.size;
     report.conflicts += reply.conflicts;

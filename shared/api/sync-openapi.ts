@@ -1,11 +1,19 @@
 import { z } from 'zod';
 import { ERRORS, type ErrorCode } from '../errors.js';
-import { conflictReply, helloReply, MAX_PULL, pullReply, pushReply, pushRequest } from '../sync.js';
+import { conflictReply, FIELD_VALUE_JSON_SCHEMA, fieldValue, helloReply, MAX_PULL, pullReply, pushReply, pushRequest } from '../sync.js';
 
 type Json = Record<string, unknown>;
 
 const schema = (s: z.ZodType, io: 'input' | 'output'): Json => {
-  const { $schema: _schema, ...rest } = z.toJSONSchema(s, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  const { $schema: _schema, ...rest } = z.toJSONSchema(s, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    // A field's value is checked by a plain test (shared/sync.ts), which says its shape here.
+    override: (ctx) => {
+      if (ctx.zodSchema === fieldValue) Object.assign(ctx.jsonSchema, FIELD_VALUE_JSON_SCHEMA);
+    },
+  }) as Json;
   return rest;
 };
 

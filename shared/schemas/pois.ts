@@ -7,13 +7,15 @@ import type { Loose } from './members.js';
  * points. In update, `undefined` means "leave unchanged" and `null` means "delete the value".
  */
 
-const codePoints = (s: string): number => [...s].length;
+/** At most `max` code points: a string of at most `max` UTF-16 units has no more, so only longer ones are counted. */
+const atMost = (s: string, max: number): boolean => s.length <= max || [...s].length <= max;
 
-const text = (max: number) =>
+/** A text field's rule: valid Unicode, at most `max` characters (code points). The API's and sync's (shared/sync-entities.ts). */
+export const text = (max: number) =>
   z
     .string()
     .refine((s) => s.isWellFormed(), 'must be valid Unicode (a lone surrogate cannot be stored)')
-    .refine((s) => codePoints(s) <= max, `must be at most ${max} characters`);
+    .refine((s) => atMost(s, max), `must be at most ${max} characters`);
 
 type TextWire = Extract<(typeof POI_FIELDS)[number], { kind: 'text' }>['wire'];
 
@@ -27,9 +29,9 @@ export const MAX_CATEGORIES_PER_POI = 50;
 export const lat = z.number('must be a decimal number').min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90');
 export const lng = z.number('must be a decimal number').min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180');
 /** An accuracy is a radius of uncertainty: never negative. */
-const accuracy = z.number('must be a decimal number').min(0, 'must be 0 or more');
+export const accuracy = z.number('must be a decimal number').min(0, 'must be 0 or more');
 /** Metres relative to sea level: anything a device could report, from the sea floor to orbit. */
-const elevation = z.number('must be a decimal number').min(-20_000, 'must be at least -20000').max(1_000_000, 'must be at most 1000000');
+export const elevation = z.number('must be a decimal number').min(-20_000, 'must be at least -20000').max(1_000_000, 'must be at most 1000000');
 
 export const name = text(TEXT_LIMITS.name).refine((s) => s.trim() !== '', 'must not be empty');
 

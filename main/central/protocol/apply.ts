@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
-import { fieldOf, fieldProblem, rowProblem, sortedRefs, type FieldValue } from '../../../shared/sync-entities.js';
-import { deviceOfOp, rowDigest, type ConflictPolicy, type LogMark, type PushedChange, type PushReply, type RefusedChange } from '../../../shared/sync.js';
+import { fieldOf, fieldProblem, missingRequired, sortedRefs, type FieldValue } from '../../../shared/sync-entities.js';
+import { deviceOfOp, sameRow, type ConflictPolicy, type LogMark, type PushedChange, type PushReply, type RefusedChange } from '../../../shared/sync.js';
 import type { Device } from '../devices.js';
 import { Refusal } from '../refusal.js';
 import { deletionField, sameBase, sameValue } from './entities.js';
@@ -28,9 +28,13 @@ import { readRows, writeRows, type RowState } from './rows.js';
 export async function applyPush(db: PoolClient, device: Device, policy: ConflictPolicy, changes: readonly PushedChange[], mark?: LogMark): Promise<PushReply> {
   const foreign = changes.find((c) => deviceOfOp(c.op) !== device.id);
   if (foreign) throw new Refusal('FORBIDDEN', `change ${foreign.op} names the operations of another device: a device pushes its own only`);
-  const { rows: done } = await db.query<{ op_id: string }>('SELECT op_id FROM applied_ops WHERE device_id = $1 AND op_id = ANY($2::text[])', [device.id, changes.map((c) => c.op)]);
-  const applied = new Set(done.map((r) => r.op_id));
-  const pending = changes.filter((c) => !applied.has(c.op));
+  // Recorded as applied in the same statement that tells which were (one round trip); the ones refused below are taken out again.
+  const { rows: fresh } = await db.query<{ op_id: string }>(
+    'INSERT INTO applied_ops (device_id, op_id) SELECT $1, op FROM unnest($2::text[]) AS op ON CONFLICT DO NOTHING RETURNING op_id',
+    [device.id, changes.map((c) => c.op)],
+  );
+  const todo = new Set(fresh.map((r) => r.op_id));
+  const pending = changes.filter((c) => todo.has(c.op));
   const { rows, foreign: other } = await readRows(db, device.clientId, pending);
   if (other) {
     const change = pending.find((c) => c.entity === other.entity && c.uuid === other.uuid)!;
@@ -40,7 +44,6 @@ export async function applyPush(db: PoolClient, device: Device, policy: Conflict
 
   const conflicts: Conflict[] = [];
   const refused: RefusedChange[] = [];
-  const ok: string[] = [];
   for (const change of pending) {
     const row = rows.get(`${change.entity}:${change.uuid}`)!;
     const problem = checkChange(change, row, known);
@@ -52,7 +55,8 @@ export async function applyPush(db: PoolClient, device: Device, policy: Conflict
     const trial: RowState = { ...row, fields: { ...row.fields } };
     const found: Conflict[] = [];
     merge(trial, change, policy, found, device.id);
-    const broken = trial.deleted ? undefined : rowProblem(change.entity, trial.fields);
+    // Each value was checked above, and the central's own were when written: what remains is a required field left empty.
+    const broken = trial.deleted ? undefined : missingRequired(change.entity, trial.fields);
     if (broken) {
       refused.push({ op: change.op, entity: change.entity, uuid: change.uuid, status: 400, field: broken.field, message: `${broken.field} ${broken.message}` });
       continue;
@@ -60,9 +64,8 @@ export async function applyPush(db: PoolClient, device: Device, policy: Conflict
     Object.assign(row, trial);
     row.state = change.state;
     conflicts.push(...found);
-    ok.push(change.op);
   }
-  for (const row of rows.values()) row.echo = row.dirty && row.state !== undefined && !row.touched && rowDigest(row.entity, row.deleted ? 'deleted' : row.fields) === row.state;
+  for (const row of rows.values()) row.echo = row.dirty && row.state !== undefined && !row.touched && sameRow(row.entity, row.deleted ? 'deleted' : row.fields, row.state);
   conflicts.push(...(await findClashes(db, device.clientId, [...rows.values()])));
   await writeRows(db, device, [...rows.values()]);
   if (conflicts.length > 0) {
@@ -73,7 +76,8 @@ export async function applyPush(db: PoolClient, device: Device, policy: Conflict
       [device.clientId, device.id, policy === 'manual' ? 'theirs' : 'mine', JSON.stringify(conflicts)],
     );
   }
-  if (ok.length > 0) await db.query('INSERT INTO applied_ops (device_id, op_id) SELECT $1, op FROM unnest($2::text[]) AS op', [device.id, ok]);
+  // A refused change is not applied: a retry of the same push hears its refusal again.
+  if (refused.length > 0) await db.query('DELETE FROM applied_ops WHERE device_id = $1 AND op_id = ANY($2::text[])', [device.id, refused.map((r) => r.op)]);
   if (mark) await db.query('UPDATE devices SET mark_op = $2, mark_seq = $3 WHERE id = $1', [device.id, mark.op, mark.seq]);
   return { applied: changes.length - refused.length, conflicts: conflicts.length, refused };
 }

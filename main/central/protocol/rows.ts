@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { SYNC_ENTITIES, SYNCED_ENTITIES, uniqueKeys, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
+import type { PushedChange } from '../../../shared/sync.js';
 import type { Device } from '../devices.js';
 import { deletionField, fieldsOf, selectField, tableOf, typeOf, writeField } from './entities.js';
 
@@ -18,8 +19,8 @@ export interface RowState {
   at: number;
   /** The device whose push wrote it last (a conflict's other side). */
   writtenBy: string | null;
-  /** The digest the pushing desktop sent with its last change of this row. */
-  state?: string | undefined;
+  /** The row as the pushing desktop holds it, sent with its last change of this row. */
+  state?: PushedChange['state'];
   /** The pushing desktop holds exactly this row: its pulls skip it. */
   echo: boolean;
 }

@@ -15,6 +15,8 @@ const SYNC = { kind: 'sync' } as const;
 /** A pulled row that cannot be applied here, and why; the rest of its page applies (sync-parts.ts keeps it aside). */
 class NotHere extends Error {}
 
+const anothers = (entity: string): NotHere => new NotHere(`another client application on this desktop has a ${entity} with this uuid: it is not touched`);
+
 const text = (v: FieldValue | undefined): string | null => (typeof v === 'string' ? v : null);
 const number = (v: FieldValue | undefined): number | null => (typeof v === 'number' ? v : null);
 
@@ -41,6 +43,7 @@ function constraintFailure(error: unknown): string | undefined {
  */
 export class SyncInbox {
   private readonly poiRow: Statement<[string, string], PoiRow>;
+  private readonly poiAnywhere: Statement<[string], PoiRow>;
   private readonly categoryRow: Statement<[string, string], { id: number; description: string; deleted_at: number | null }>;
   private readonly insertCategory: Statement;
   private readonly updateCategory: Statement;
@@ -66,6 +69,7 @@ export class SyncInbox {
   ) {
     this.savepoint = db.transaction((work: () => void) => work());
     this.poiRow = db.prepare('SELECT * FROM pois WHERE uuid = ? AND client_id = ?');
+    this.poiAnywhere = db.prepare('SELECT * FROM pois WHERE uuid = ?');
     this.categoryRow = db.prepare('SELECT id, description, deleted_at FROM categories WHERE uuid = ? AND client_id = ?');
     this.insertCategory = db.prepare('INSERT INTO categories (uuid, client_id, description, created_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.updateCategory = db.prepare('UPDATE categories SET description = ?, deleted_at = ?, updated_at = ? WHERE id = ?');
@@ -100,11 +104,14 @@ export class SyncInbox {
     const run = (careful: boolean): number =>
       this.writes.now(SYNC, () => {
         let setAside = 0;
+        // A newer version of a row kept aside replaces it; with none aside (nearly always), nothing to look up.
+        const anyAside = this.aside.size(clientId) > 0;
         for (const row of rows) {
           if (pending.has(row.uuid)) continue;
           const reason = this.tryRow(clientId, row, careful || row.entity === 'member' || row.entity === 'warning');
-          if (reason === undefined) this.aside.clear(row.entity, row.uuid);
-          else {
+          if (reason === undefined) {
+            if (anyAside) this.aside.clear(row.entity, row.uuid);
+          } else {
             this.aside.keep(clientId, row, reason);
             setAside++;
           }
@@ -152,9 +159,8 @@ export class SyncInbox {
   }
 
   private applyRow(clientId: string, row: PulledRow): void {
-    if (this.rows.heldByAnother(row.entity, clientId, row.uuid)) {
-      throw new NotHere(`another client application on this desktop has a ${row.entity} with this uuid: it is not touched`);
-    }
+    // A POI's own lookup tells (poi below): the other entities are far fewer, looked up twice.
+    if (row.entity !== 'poi' && this.rows.heldByAnother(row.entity, clientId, row.uuid)) throw anothers(row.entity);
     const live = !row.deleted || row.entity === 'category';
     if (live) {
       const broken = rowProblem(row.entity, row.fields);
@@ -223,7 +229,8 @@ export class SyncInbox {
   }
 
   private poi(clientId: string, row: PulledRow): void {
-    const local = this.poiRow.get(row.uuid, clientId);
+    const local = this.poiAnywhere.get(row.uuid);
+    if (local && local.client_id !== clientId) throw anothers('poi');
     if (row.deleted) {
       if (local) this.store.delete(clientId, local.id);
       return;

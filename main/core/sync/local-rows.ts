@@ -21,6 +21,7 @@ type Raw = Record<string, FieldValue>;
  */
 export class LocalRows {
   private readonly one: Record<SyncedEntity, Statement<[string, string], Raw>>;
+  private readonly many: Record<SyncedEntity, Statement<[string, string], Raw>>;
   private readonly page: Record<SyncedEntity, Statement<[string, string | number, number], Raw & { k: string | number }>>;
   private readonly owner: Record<SyncedEntity, Statement<[string], string | null>>;
 
@@ -37,6 +38,14 @@ export class LocalRows {
       category: db.prepare(`SELECT ${category} FROM categories WHERE uuid = ? AND client_id = ?`),
       member: db.prepare(`SELECT ${member} FROM members WHERE id = ? AND client_id = ?`),
       warning: db.prepare(`SELECT ${warning} FROM warnings w CROSS JOIN pois p ON p.id = w.poi_id WHERE w.uuid = ? AND p.client_id = ?`),
+    };
+    // Many at once (a JSON array of uuids): one statement for a page of the outbox, not one per row.
+    const among = (column: string): string => `${column} IN (SELECT value FROM json_each(?))`;
+    this.many = {
+      poi: db.prepare(`SELECT ${poi} FROM pois WHERE ${among('uuid')} AND client_id = ?`),
+      category: db.prepare(`SELECT ${category} FROM categories WHERE ${among('uuid')} AND client_id = ?`),
+      member: db.prepare(`SELECT ${member} FROM members WHERE ${among('id')} AND client_id = ?`),
+      warning: db.prepare(`SELECT ${warning} FROM warnings w CROSS JOIN pois p ON p.id = w.poi_id WHERE ${among('w.uuid')} AND p.client_id = ?`),
     };
     // Pages in a stable order after a key, for the snapshot of a first sync.
     this.page = {
@@ -57,6 +66,16 @@ export class LocalRows {
   get(entity: SyncedEntity, clientId: string, uuid: string): WireRow | undefined {
     const raw = this.one[entity].get(uuid, clientId);
     return raw ? this.wire(entity, raw) : undefined;
+  }
+
+  /** Many rows of one entity at once, by uuid (the ones the client does not have here are absent). */
+  getMany(entity: SyncedEntity, clientId: string, uuids: readonly string[]): Map<string, WireRow> {
+    const found = new Map<string, WireRow>();
+    for (const raw of this.many[entity].all(JSON.stringify(uuids), clientId)) {
+      const row = this.wire(entity, raw);
+      found.set(row.uuid, row);
+    }
+    return found;
   }
 
   /** The client that holds a row of this uuid here, when it is another's (so a pull must not touch it). */

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { fieldNames, sortedRefs, SYNCED_ENTITIES, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
-import { opOf, rowDigest, type LogMark, type PushedChange } from '../../../shared/sync.js';
+import { opOf, type LogMark, type PushedChange } from '../../../shared/sync.js';
 import { CHANGE_COLUMNS, changedFields, type ChangeRow } from '../changes/change-log.js';
 import type { LocalRows } from './local-rows.js';
 import type { CategoryRefs } from './refs.js';
@@ -50,6 +50,10 @@ export class SyncOutbox {
 
   /** The log after `after`, this client's synced changes, stamped with this device's operation ids. */
   fromLog(deviceId: string, clientId: string, after: number, limit: number): OutboxPage {
+    return this.refs.memoized(() => this.logPageOf(deviceId, clientId, after, limit));
+  }
+
+  private logPageOf(deviceId: string, clientId: string, after: number, limit: number): OutboxPage {
     const rows = this.logPage.all(after, limit);
     const changes: PushedChange[] = [];
     for (const row of rows) {
@@ -78,22 +82,21 @@ export class SyncOutbox {
           kind: 'create',
           fields: Object.fromEntries(Object.entries(row.fields).map(([f, v]) => [f, [null, v]])),
           at: Number(row.fields.registered_at ?? row.fields.created_at ?? 0),
-          state: rowDigest(entity, row.fields),
+          state: row.fields,
         }));
       }
     }
   }
 
-  /** The last change of each row in a page says what the row is now: the central marks it as this desktop's echo when it ends the same. */
+  /** The last change of each row in a page says what the row is now here: the central marks it as this desktop's echo when it ends the same. */
   private digestLast(clientId: string, changes: PushedChange[]): void {
-    const seen = new Set<string>();
-    for (let i = changes.length - 1; i >= 0; i--) {
-      const c = changes[i]!;
-      const key = `${c.entity}:${c.uuid}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const now = this.rows.get(c.entity, clientId, c.uuid);
-      c.state = rowDigest(c.entity, now ? now.fields : 'deleted');
+    const last = new Map<string, PushedChange>();
+    for (const c of changes) last.set(`${c.entity}:${c.uuid}`, c);
+    for (const entity of SYNCED_ENTITIES) {
+      const mine = [...last.values()].filter((c) => c.entity === entity);
+      if (mine.length === 0) continue;
+      const now = this.rows.getMany(entity, clientId, mine.map((c) => c.uuid));
+      for (const c of mine) c.state = now.get(c.uuid)?.fields ?? 'deleted';
     }
   }
 
