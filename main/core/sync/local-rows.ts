@@ -40,12 +40,13 @@ export class LocalRows {
       warning: db.prepare(`SELECT ${warning} FROM warnings w CROSS JOIN pois p ON p.id = w.poi_id WHERE w.uuid = ? AND p.client_id = ?`),
     };
     // Many at once (a JSON array of uuids): one statement for a page of the outbox, not one per row.
-    const among = (column: string): string => `${column} IN (SELECT value FROM json_each(?))`;
+    // CROSS JOIN keeps SQLite walking the list into the uuid index (with IN it scanned the client's rows).
+    const among = (table: string, key: string): string => `FROM (SELECT value AS wanted FROM json_each(?)) j CROSS JOIN ${table} ON ${key} = j.wanted`;
     this.many = {
-      poi: db.prepare(`SELECT ${poi} FROM pois WHERE ${among('uuid')} AND client_id = ?`),
-      category: db.prepare(`SELECT ${category} FROM categories WHERE ${among('uuid')} AND client_id = ?`),
-      member: db.prepare(`SELECT ${member} FROM members WHERE ${among('id')} AND client_id = ?`),
-      warning: db.prepare(`SELECT ${warning} FROM warnings w CROSS JOIN pois p ON p.id = w.poi_id WHERE ${among('w.uuid')} AND p.client_id = ?`),
+      poi: db.prepare(`SELECT ${poi} ${among('pois', 'pois.uuid')} WHERE client_id = ?`),
+      category: db.prepare(`SELECT ${category} ${among('categories', 'categories.uuid')} WHERE client_id = ?`),
+      member: db.prepare(`SELECT ${member} ${among('members', 'members.id')} WHERE client_id = ?`),
+      warning: db.prepare(`SELECT ${warning} ${among('warnings w', 'w.uuid')} CROSS JOIN pois p ON p.id = w.poi_id WHERE p.client_id = ?`),
     };
     // Pages in a stable order after a key, for the snapshot of a first sync.
     this.page = {

@@ -110,9 +110,11 @@ export class SyncOutbox {
       for (const name of fieldNames(entity)) fields[name] = [logged[name]?.[0] ?? null, null];
     } else {
       Object.assign(fields, logged);
-      const now = this.rows.get(entity, clientId, uuid);
+      // Read only where the log does not hold what is sent: a creation's own time, a password.
+      const needsRow = row.op === 'create' || (entity === 'member' && 'pwd_hash' in logged);
+      const now = needsRow ? this.rows.get(entity, clientId, uuid) : undefined;
       // The log says only that a password changed: the hash sent is the member's current one, its base the old one's fingerprint.
-      if (entity === 'member' && now && (row.op === 'create' || 'pwd_hash' in logged)) fields.pwd_hash = [row.op === 'create' ? null : (logged.pwd_hash?.[0] ?? 'fp:'), now.fields.pwd_hash ?? null];
+      if (entity === 'member' && needsRow) fields.pwd_hash = [row.op === 'create' ? null : (logged.pwd_hash?.[0] ?? 'fp:'), now?.fields.pwd_hash ?? '!'];
       if (row.op === 'create') {
         // A creation's own time is the row's (the log's `at` is read a moment later), or, for a row deleted since, the change's.
         const created = entity === 'warning' ? 'created_at' : entity === 'category' ? undefined : 'registered_at';
