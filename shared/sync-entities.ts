@@ -26,10 +26,12 @@ export interface SyncField {
   /** A live row always has it. */
   required?: true;
   /**
-   * Compared by its fingerprint (the last characters of the value): a password hash, which the
-   * desktop's change log keeps only as such (main/core/store/change-triggers.ts).
+   * Compared by its fingerprint (fingerprint() below: a hash of the value): a password hash, which
+   * the desktop's change log keeps only as such (main/core/store/change-triggers.ts).
    */
   fingerprinted?: true;
+  /** Set when the row is made, changed by no one after (a creation time): a delete does not compare it. */
+  fixed?: true;
 }
 
 export interface UniqueKey {
@@ -55,8 +57,9 @@ export interface SyncEntityDeclaration {
   deletionField?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const uuidRule = z.string().regex(UUID, 'must be a UUID');
+/** A UUID as both sides write it: lower case (the central's uuid type gives it so), so one row has one spelling. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const uuidRule = z.string().regex(UUID, 'must be a UUID in lower case');
 /** From 1970 to the year 275,760 (JavaScript's last date): a time in epoch milliseconds. */
 const timeRule = z.number().int('must be whole milliseconds').min(0, 'must be a time after 1970').max(8.64e15, 'must be a valid time');
 const flagRule = z.union([z.literal(0), z.literal(1)], 'must be 0 or 1');
@@ -101,7 +104,7 @@ export const SYNC_ENTITIES = {
         rule: z.array(categoryRef).min(1, 'must list at least one category').max(MAX_CATEGORIES_PER_POI, `must list at most ${MAX_CATEGORIES_PER_POI} categories`),
       },
       { name: 'created_by', kind: 'uuid', rule: uuidRule },
-      { name: 'registered_at', kind: 'time', rule: timeRule, required: true },
+      { name: 'registered_at', kind: 'time', rule: timeRule, required: true, fixed: true },
     ],
   },
   category: {
@@ -132,7 +135,7 @@ export const SYNC_ENTITIES = {
       { name: 'gender', kind: 'text', rule: z.enum(GENDERS, 'must be MALE, FEMALE or UNDEFINED'), required: true },
       { name: 'birthday', kind: 'text', rule: birthday },
       { name: 'email_verified', kind: 'flag', rule: flagRule, required: true },
-      { name: 'registered_at', kind: 'time', rule: timeRule, required: true },
+      { name: 'registered_at', kind: 'time', rule: timeRule, required: true, fixed: true },
     ],
   },
   warning: {
@@ -160,7 +163,7 @@ export const SYNC_ENTITIES = {
             }
           }, 'must be JSON text'),
       },
-      { name: 'created_at', kind: 'time', rule: timeRule, required: true },
+      { name: 'created_at', kind: 'time', rule: timeRule, required: true, fixed: true },
     ],
   },
 } as const satisfies Record<string, SyncEntityDeclaration>;
@@ -172,6 +175,8 @@ export type SyncedEntity = (typeof SYNCED_ENTITIES)[number];
 export const entityOf = (entity: SyncedEntity): SyncEntityDeclaration => SYNC_ENTITIES[entity];
 export const fieldNames = (entity: SyncedEntity): readonly string[] => SYNC_ENTITIES[entity].fields.map((f) => f.name);
 export const fieldOf = (entity: SyncedEntity, name: string): SyncField | undefined => entityOf(entity).fields.find((f) => f.name === name);
+/** The fields a delete gives its base of: every one a person may have changed (not a creation time). */
+export const comparedOnDelete = (entity: SyncedEntity): readonly string[] => entityOf(entity).fields.filter((f) => !('fixed' in f)).map((f) => f.name);
 
 /** The central's SQL type of each kind (times travel as epoch ms and are kept as timestamptz). */
 export const CENTRAL_TYPES: Record<SyncFieldKind, string> = { text: 'text', number: 'float8', time: 'float8', flag: 'int', uuid: 'uuid', refs: 'text[]' };
@@ -184,6 +189,8 @@ export function fieldProblem(entity: SyncedEntity, name: string, value: FieldVal
   const field = fieldOf(entity, name);
   if (!field) return `${entity} has no synced field ${name}`;
   if (value === null || value === undefined) return field.required ? 'must not be empty' : undefined;
+  // PostgreSQL keeps no NUL in text: refused here, by the rule, not by the database with a 500.
+  if (typeof value === 'string' && value.includes('\u0000')) return 'must not contain the NUL character';
   const result = field.rule.safeParse(value);
   return result.success ? undefined : (result.error.issues[0]?.message ?? 'is not valid');
 }

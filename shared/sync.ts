@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { categoryRef, fieldNames, SYNC_ENTITIES, SYNCED_ENTITIES, sortedRefs, type FieldValue, type SyncedEntity } from './sync-entities.js';
+import { categoryRef, fieldNames, SYNC_ENTITIES, SYNCED_ENTITIES, sortedRefs, UUID, type FieldValue, type SyncedEntity } from './sync-entities.js';
 
 /**
  * The sync protocol between a desktop and the central (docs/sync.md), declared once: the desktop
@@ -13,7 +13,8 @@ import { categoryRef, fieldNames, SYNC_ENTITIES, SYNCED_ENTITIES, sortedRefs, ty
 export { categoryRef, SYNCED_ENTITIES };
 export type { CategoryRef, FieldValue, SyncedEntity } from './sync-entities.js';
 
-const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID');
+/** A UUID in any case, taken in lower case: one row, one spelling (a row of another client is then recognised as such). */
+const uuid = z.string().toLowerCase().regex(UUID, 'must be a UUID');
 
 /** The most characters of one text value on the wire: every synced text field's rule allows far fewer. */
 export const MAX_WIRE_TEXT = 100_000;
@@ -69,8 +70,8 @@ export const pushedChange = z
     uuid,
     kind: z.enum(['create', 'update', 'delete']),
     fields: z.record(z.string().max(40), z.tuple([fieldValue, fieldValue])),
-    /** When it was made on the desktop, epoch ms. */
-    at: z.number().int().nonnegative(),
+    /** When it was made on the desktop, epoch ms (at most JavaScript's last date). */
+    at: z.number().int().nonnegative().max(8.64e15),
     state: z.union([z.record(z.string().max(40), fieldValue), z.literal('deleted')]).optional(),
   })
   .superRefine((c, ctx) => {

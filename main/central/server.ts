@@ -3,7 +3,8 @@ import type { Pool } from 'pg';
 import { pino, type Logger } from 'pino';
 import { errorBody, type ErrorCode } from '../../shared/errors.js';
 import { syncOpenApiDocument } from '../../shared/api/sync-openapi.js';
-import { CONFLICT_POLICIES, MAX_PULL, pushRequest, resolution, type ConflictReply, type HelloReply } from '../../shared/sync.js';
+import { z } from 'zod';
+import { CONFLICT_POLICIES, fieldValue, MAX_PULL, pushRequest, resolution, type ConflictReply, type HelloReply } from '../../shared/sync.js';
 import { FailedAuthentications } from './auth-failures.js';
 import { Devices, type Device } from './devices.js';
 import { Refusal } from './refusal.js';
@@ -28,6 +29,11 @@ export interface CentralServerOptions {
 export const BODY_LIMITS = { push: 32 * 1024 * 1024, other: 64 * 1024 } as const;
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+const conflictPath = z.object({ id: z.string().max(20) });
+const pullQuery = z.object({ after: z.string().max(20).optional(), limit: z.string().max(20).optional(), count: z.string().max(2).optional(), own: z.string().max(2).optional() });
+const resolveBody = z.object({ resolution });
+const legacyResolvedBody = z.object({ resolution: z.object({ keep: z.string().max(20), value: fieldValue }).partial().optional() });
 
 /** PostgreSQL down, restarting or gone: the connection refused or cut, or the server shutting down (SQLSTATE 57P0x, 08xxx). */
 function databaseUnreachable(error: unknown): boolean {
@@ -66,6 +72,9 @@ export async function startCentralServer(pool: Pool, options: CentralServerOptio
   const logger = options.logger ?? pino({ enabled: false });
   const app = Fastify({
     bodyLimit: BODY_LIMITS.other,
+    // The TLS proxy on this computer (docs/central.md) says whose request it passes on: an address
+    // it gives is the one limits count by. No one else's X-Forwarded-For is believed.
+    trustProxy: ['127.0.0.1', '::1'],
     loggerInstance: logger.child({}, { redact: ['req.headers.authorization', 'headers.authorization'] }),
   });
   app.decorateRequest('device', null);
@@ -80,17 +89,19 @@ export async function startCentralServer(pool: Pool, options: CentralServerOptio
       throw new Refusal('FORBIDDEN', 'plain HTTP from another computer is refused: put TLS in front of the sync service (docs/central.md), or start it with --allow-plain-http');
     }
     if (request.url === '/sync/openapi.json') return;
-    const address = request.socket.remoteAddress ?? '';
-    const wait = failures.waitFor(address);
-    if (wait > 0) {
-      reply.header('retry-after', String(wait));
-      throw new Refusal('TOO_MANY_REQUESTS', `too many failed credentials from ${address}: try again in ${wait} s`);
-    }
     const header = request.headers.authorization ?? '';
     if (!header.startsWith('Bearer ')) throw new Refusal('TOKEN_REQUIRED', 'a device credential is required: Authorization: Bearer DEVICE_ID.SECRET');
-    request.device = (await devices.authenticate(header.slice(7))) ?? null;
+    const credential = header.slice(7);
+    // Counted per address and the device the credential claims: guesses at one device wait, the others (behind one proxy, one NAT) do not.
+    const key = `${request.ip} ${credential.slice(0, credential.indexOf('.'))}`;
+    const wait = failures.waitFor(key);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      throw new Refusal('TOO_MANY_REQUESTS', `too many failed credentials for this device from ${request.ip}: try again in ${wait} s`);
+    }
+    request.device = (await devices.authenticate(credential)) ?? null;
     if (!request.device) {
-      failures.failed(address);
+      failures.failed(key);
       throw new Refusal('INVALID_TOKEN', 'this device credential is not valid, or was revoked');
     }
   });
@@ -124,27 +135,35 @@ export async function startCentralServer(pool: Pool, options: CentralServerOptio
   });
   app.get('/sync/pull', async (request, reply) => {
     const device = deviceOf(request);
-    const query = request.query as Record<string, string | undefined>;
+    const parsed = pullQuery.safeParse(request.query);
+    if (!parsed.success) return refuse(reply, 'INVALID_PARAMETER', 'after, limit, count and own are whole numbers');
+    const query = parsed.data;
     const after = Number(query.after ?? 0);
     const limit = Number(query.limit ?? MAX_PULL);
-    if (!Number.isInteger(after) || after < 0) return refuse(reply, 'INVALID_PARAMETER', 'after must be a whole number, 0 or more');
+    if (!Number.isSafeInteger(after) || after < 0) return refuse(reply, 'INVALID_PARAMETER', 'after must be a whole number, 0 or more');
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PULL) return refuse(reply, 'INVALID_PARAMETER', `limit must be 1-${MAX_PULL}`);
     return pull(pool, device, { after, limit, count: query.count === '1', own: query.own === '1' });
   });
   app.get('/sync/conflicts', async (request): Promise<ConflictReply[]> => openConflicts(pool, deviceOf(request).clientId));
+  const conflictId = (request: FastifyRequest): number => {
+    const id = Number(conflictPath.safeParse(request.params).data?.id);
+    if (!Number.isSafeInteger(id) || id < 1) throw new Refusal('NOT_FOUND', 'no such conflict: its id is a whole number');
+    return id;
+  };
   app.post('/sync/conflicts/:id/resolve', async (request, reply) => {
     const device = deviceOf(request);
-    const id = Number((request.params as { id: string }).id);
-    const parsed = resolution.safeParse((request.body as { resolution?: unknown } | undefined)?.resolution);
-    if (!Number.isInteger(id)) return refuse(reply, 'NOT_FOUND', `no conflict ${String((request.params as { id: string }).id)}`);
+    const id = conflictId(request);
+    const parsed = resolveBody.safeParse(request.body);
     if (!parsed.success) return refuse(reply, 'INVALID_PARAMETER', 'resolution must be {keep: "pushed"|"earlier"}, {value}, {rename: {uuid, to}} or {merge: {keep, drop}}');
-    return resolveOnCentral(pool, device, id, parsed.data);
+    return resolveOnCentral(pool, device, id, parsed.data.resolution);
   });
+  // Desktops from before issue 24 wrote the outcome themselves, then marked it here.
   app.post('/sync/conflicts/:id/resolved', async (request, reply) => {
     const device = deviceOf(request);
-    const id = Number((request.params as { id: string }).id);
-    const body = (request.body ?? {}) as { resolution?: unknown };
-    if (!(await markResolved(pool, device, id, body.resolution ?? null))) return refuse(reply, 'NOT_FOUND', `no open conflict ${id} in this client application`);
+    const id = conflictId(request);
+    const parsed = legacyResolvedBody.safeParse(request.body ?? {});
+    if (!parsed.success) return refuse(reply, 'INVALID_PARAMETER', 'resolution must be {keep, value}');
+    if (!(await markResolved(pool, device, id, parsed.data.resolution ?? null))) return refuse(reply, 'NOT_FOUND', `no open conflict ${id} in this client application`);
     return { code: 200, description: 'OK' };
   });
 

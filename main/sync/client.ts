@@ -30,6 +30,9 @@ export interface SyncReport {
 
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
+/** The most bytes of JSON one push sends: well under the central's limit (BODY_LIMITS.push, 32 MiB). */
+export const MAX_PUSH_BYTES = 16 * 1024 * 1024;
+
 /**
  * The credential travels only where no one else reads it: https, or plain http to this very
  * computer (a tunnel, a TLS proxy beside the central), unless told otherwise. Checked before
@@ -113,11 +116,21 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
 
   const send = async (changes: readonly PushedChange[], mark?: LogMark): Promise<void> => {
     if (changes.length === 0) return;
-    const reply = checked(pushReply, await call<unknown>(target, '/sync/push', { method: 'POST', body: { changes, ...(mark ? { mark } : {}) } }), '/sync/push');
-    if (reply.refused.length > 0) core.sync.refused.keep(hello.client_id, reply.refused);
+    const body = { changes, ...(mark ? { mark } : {}) };
+    // Big rows (reports' proposals, 16 KiB each with their base and state) can make a page larger
+    // than the central takes: such a page goes in halves, the mark with the second.
+    if (changes.length > 1 && JSON.stringify(body).length > MAX_PUSH_BYTES) {
+      const half = Math.ceil(changes.length / 2);
+      await send(changes.slice(0, half));
+      await send(changes.slice(half), mark);
+      return;
+    }
+    const reply = checked(pushReply, await call<unknown>(target, '/sync/push', { method: 'POST', body }), '/sync/push');
     const refused = new Set(reply.refused.map((r) => r.op));
-    // A row refused before and accepted now is no longer listed (with none listed, nearly always, nothing to do).
-    if (core.sync.refused.size(hello.client_id) > refused.size) for (const c of changes) if (!refused.has(c.op)) core.sync.refused.accepted(c.entity, c.uuid);
+    // A row refused before and accepted now is no longer listed (with none listed, nearly always,
+    // nothing to do); then what this push refused is listed, even beside an accepted change of its row.
+    if (core.sync.refused.size(hello.client_id) > 0) for (const c of changes) if (!refused.has(c.op)) core.sync.refused.accepted(c.entity, c.uuid);
+    if (reply.refused.length > 0) core.sync.refused.keep(hello.client_id, reply.refused);
     report.pushed += changes.length - refused.size;
     report.refused += refused.size;
     report.conflicts += reply.conflicts;
@@ -129,7 +142,11 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
     const snapshotId = point.snapshotId ?? newUuid();
     const resumeAt = point.snapshotAt ?? core.sync.lastSeq();
     state.write({ snapshotId, snapshotAt: resumeAt });
-    for (const changes of core.sync.outbox.snapshot(hello.device, hello.client_id, snapshotId, MAX_PUSH)) await send(changes);
+    // The log's position the snapshot stands for, as the central remembers this desktop by: a file
+    // restored to before it is then told, even before any change of the log was sent.
+    const op = core.sync.opAt(hello.device, resumeAt);
+    const mark = op ? { op, seq: resumeAt } : undefined;
+    for (const changes of core.sync.outbox.snapshot(hello.device, hello.client_id, snapshotId, MAX_PUSH)) await send(changes, mark);
     state.write({ snapshotSent: true, pushed: resumeAt });
     point = state.read();
   }
@@ -155,7 +172,7 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
     cursor = page.cursor;
     if (!page.more) break;
   }
-  report.setAside = core.sync.inbox.retry(hello.client_id);
+  report.setAside = core.sync.inbox.retry(hello.client_id, core.sync.pending(hello.client_id, state.read().pushed));
   state.write({ lastSync: core.clock.now() });
   return report;
 }

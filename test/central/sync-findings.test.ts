@@ -252,4 +252,76 @@ describe.skipIf(missing !== undefined)('sync: the findings of issue 24', () => {
     a.console['pois.update']({ clientId, fields: { poi: (ids[0] as { id: number }).id, phone: '+1' } });
     expect(await syncOnce(a, ta)).toMatchObject({ pushed: 1, pulled: 0 });
   });
+
+  // Found by a review of the change (not in the issue): each seen failing before its fix.
+
+  it('deletes a member without a conflict when no one else changed it', async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    const member = (await a.console['members.register']({ clientId, fields: { username: 'leaving01', pwd: 'secret-1', email: 'l@example.org' } })) as { id: string };
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    a.console['members.delete']({ clientId, memberId: member.id });
+    // Before: the delete's base for the registration time was empty (a member's log does not keep it): a conflict every time.
+    expect((await syncOnce(a, ta)).conflicts).toBe(0);
+    await syncOnce(b, tb);
+    expect(b.db.prepare('SELECT count(*) FROM members WHERE client_id = ?').pluck().get(clientId)).toBe(0);
+  });
+
+  it('makes a conflict of a POI brought back on one desktop and deleted on another', async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    b.console['pois.delete']({ clientId, poi: rowOn(b, poi.uuid)!.id });
+    await syncOnce(b, tb);
+    // A deletes it too, then undoes its own delete: it wants the POI back, B wants it gone.
+    a.console['pois.delete']({ clientId, poi: poi.id });
+    const seq = Number(a.db.prepare("SELECT max(seq) FROM changes WHERE entity = 'poi' AND entity_uuid = ?").pluck().get(poi.uuid));
+    a.console['changes.undo']({ clientId, seq });
+    // Before: brought back with no conflict, B's delete gone without a trace.
+    expect((await syncOnce(a, ta)).conflicts).toBe(1);
+  });
+
+  it('takes a row refused at its creation once it is fixed on its desktop', async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    await syncOnce(a, ta);
+    const poi = await add(a, clientId, { name: 'Bad\u0000name' });
+    const refused = await syncOnce(a, ta);
+    expect(refused).toMatchObject({ refused: 1 });
+    expect(a.sync.refused.list(clientId)[0]).toMatchObject({ status: 400, field: 'name', message: expect.stringContaining('NUL') });
+    await a.console['pois.update']({ clientId, fields: { poi: poi.id, name: 'Good name' } });
+    // Before: every later change of the row answered 409 (the central never had it).
+    expect(await syncOnce(a, ta)).toMatchObject({ refused: 0 });
+    await syncOnce(b, tb);
+    expect(rowOn(b, poi.uuid)).toMatchObject({ name: 'Good name' });
+    expect(a.sync.refused.size(clientId)).toBe(0);
+  });
+
+  it('refuses a resolution that names a category the client does not have', async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    await a.console['pois.update']({ clientId, fields: { poi: poi.id, categories: [3] } });
+    await b.console['pois.update']({ clientId, fields: { poi: rowOn(b, poi.uuid)!.id, categories: [4] } });
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    const [conflict] = await centralConflicts(ta);
+    const reply = await fetch(new URL(`/sync/conflicts/${conflict!.id}/resolve`, url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ta.credential}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ resolution: { value: [randomUUID()] } }),
+    });
+    expect(reply.status).toBe(400);
+  });
+
+  it("refuses (403, not 500) a push naming another client's row with its uuid in capitals", async () => {
+    const { a, clientId, ta } = await pair();
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    const z = await device(randomUUID(), 'Z');
+    const reply = await push(z, [{ op: `${deviceId(z)}:u1`, entity: 'poi', uuid: poi.uuid.toUpperCase(), kind: 'update', fields: { name: ['Kiosk', 'Taken'] }, at: 1 }]);
+    expect(reply.status).toBe(403);
+  });
 });
+

@@ -1,10 +1,11 @@
 import type { PoolClient } from 'pg';
-import { fieldOf, fieldProblem, missingRequired, sortedRefs, type FieldValue } from '../../../shared/sync-entities.js';
+import { comparedOnDelete, fieldOf, fieldProblem, missingRequired, sortedRefs, type FieldValue } from '../../../shared/sync-entities.js';
 import { deviceOfOp, sameRow, type ConflictPolicy, type LogMark, type PushedChange, type PushReply, type RefusedChange } from '../../../shared/sync.js';
 import type { Device } from '../devices.js';
 import { Refusal } from '../refusal.js';
 import { deletionField, sameBase, sameValue } from './entities.js';
-import { findClashes, type Conflict } from './clashes.js';
+import { findClashes, recordConflicts, type Conflict } from './clashes.js';
+import { unknownCategories } from './categories.js';
 import { readRows, writeRows, type RowState } from './rows.js';
 
 /**
@@ -44,8 +45,9 @@ export async function applyPush(db: PoolClient, device: Device, policy: Conflict
 
   const conflicts: Conflict[] = [];
   const refused: RefusedChange[] = [];
-  for (const change of pending) {
-    const row = rows.get(`${change.entity}:${change.uuid}`)!;
+  for (const pushed of pending) {
+    const row = rows.get(`${pushed.entity}:${pushed.uuid}`)!;
+    const change = asCreation(pushed, row);
     const problem = checkChange(change, row, known);
     if (problem) {
       refused.push({ op: change.op, entity: change.entity, uuid: change.uuid, ...problem });
@@ -65,17 +67,16 @@ export async function applyPush(db: PoolClient, device: Device, policy: Conflict
     row.state = change.state;
     conflicts.push(...found);
   }
-  for (const row of rows.values()) row.echo = row.dirty && row.state !== undefined && !row.touched && sameRow(row.entity, row.deleted ? 'deleted' : row.fields, row.state);
+  for (const row of rows.values()) {
+    if (row.state === undefined || !(row.existed || row.dirty)) continue;
+    const same = sameRow(row.entity, row.deleted ? 'deleted' : row.fields, row.state);
+    row.echo = row.dirty && same && !row.touched;
+    // The desktop lacks something of this row (a pull that left it alone while it had a change to send): moved up, so it pulls it.
+    if (!same) row.touched = true;
+  }
   conflicts.push(...(await findClashes(db, device.clientId, [...rows.values()])));
   await writeRows(db, device, [...rows.values()]);
-  if (conflicts.length > 0) {
-    await db.query(
-      `INSERT INTO conflicts (client_id, kind, entity, entity_uuid, field, base, mine, theirs, device_id, other_device_id, other_uuid, kept)
-       SELECT $1, x.kind, x.entity, x.uuid, x.field, x.base, x.mine, x.theirs, $2, x.other_device, x.other_uuid, $3
-       FROM jsonb_to_recordset($4::jsonb) AS x(kind text, entity text, uuid uuid, field text, base jsonb, mine jsonb, theirs jsonb, other_device uuid, other_uuid uuid)`,
-      [device.clientId, device.id, policy === 'manual' ? 'theirs' : 'mine', JSON.stringify(conflicts)],
-    );
-  }
+  await recordConflicts(db, device, policy === 'manual' ? 'theirs' : 'mine', conflicts);
   // A refused change is not applied: a retry of the same push hears its refusal again.
   if (refused.length > 0) await db.query('DELETE FROM applied_ops WHERE device_id = $1 AND op_id = ANY($2::text[])', [device.id, refused.map((r) => r.op)]);
   if (mark) await db.query('UPDATE devices SET mark_op = $2, mark_seq = $3 WHERE id = $1', [device.id, mark.op, mark.seq]);
@@ -85,27 +86,29 @@ export async function applyPush(db: PoolClient, device: Device, policy: Conflict
 /** The categories a POI of this push may name: the system ones, and the client's own (on the central, or created by this push). */
 async function knownCategories(db: PoolClient, clientId: string, changes: readonly PushedChange[], rows: ReadonlyMap<string, RowState>): Promise<Set<string>> {
   const named = new Set<string>();
-  for (const c of changes) for (const [, mine] of c.fields.categories ? [c.fields.categories] : []) if (Array.isArray(mine)) mine.forEach((r) => named.add(r));
-  const known = new Set<string>();
-  const systems = [...named].filter((r) => r.startsWith('system:')).map((r) => Number(r.slice(7)));
-  if (systems.length > 0) {
-    const { rows: found } = await db.query<{ id: number }>('SELECT id FROM system_categories WHERE id = ANY($1::int[])', [systems]);
-    found.forEach((r) => known.add(`system:${r.id}`));
+  for (const c of changes) {
+    for (const ref of [...(Array.isArray(c.fields.categories?.[1]) ? c.fields.categories[1] : []), ...(typeof c.state === 'object' && Array.isArray(c.state.categories) ? c.state.categories : [])]) named.add(ref);
   }
-  const own = [...named].filter((r) => !r.startsWith('system:'));
-  if (own.length > 0) {
-    const { rows: found } = await db.query<{ uuid: string }>('SELECT uuid::text FROM categories WHERE client_id = $1 AND uuid = ANY($2::uuid[])', [clientId, own]);
-    found.forEach((r) => known.add(r.uuid));
-  }
-  for (const row of rows.values()) if (row.entity === 'category') known.add(row.uuid);
-  return known;
+  const unknown = new Set(await unknownCategories(db, clientId, [...named]));
+  for (const row of rows.values()) if (row.entity === 'category') unknown.delete(row.uuid);
+  return new Set([...named].filter((r) => !unknown.has(r)));
+}
+
+/**
+ * An update of a row the central never had (its creation was refused, then the row was changed
+ * again on its desktop) that carries the whole row as its state: taken as that row's creation,
+ * so a row once refused gets in when it is fixed.
+ */
+function asCreation(change: PushedChange, row: RowState): PushedChange {
+  if (change.kind !== 'update' || row.existed || row.dirty || typeof change.state !== 'object') return change;
+  return { ...change, kind: 'create', fields: Object.fromEntries(Object.entries(change.state).map(([f, v]) => [f, [null, v]])) };
 }
 
 /** Why one change cannot apply, or undefined: its values by the API's rules, its categories, the row it needs. */
 function checkChange(change: PushedChange, row: RowState, known: ReadonlySet<string>): Omit<RefusedChange, 'op' | 'entity' | 'uuid'> | undefined {
   const there = row.existed || row.dirty;
   if (change.kind === 'update' && !there) {
-    return { status: 409, field: null, message: `the central has no ${change.entity} ${change.uuid} to update (its creation was refused, or never sent): send it whole again` };
+    return { status: 409, field: null, message: `the central has no ${change.entity} ${change.uuid} to update (its creation was refused, or never sent): change it again on its desktop to send it whole` };
   }
   if (change.kind === 'delete') return undefined;
   for (const [field, [, mine]] of Object.entries(change.fields)) {
@@ -156,8 +159,8 @@ function merge(row: RowState, change: PushedChange, policy: ConflictPolicy, conf
   }
   if (change.kind === 'delete') {
     if (row.deleted) return;
-    // Changed here since the desktop last saw it: an edit against a delete.
-    const edited = Object.entries(bases).some(([f, base]) => !sameBase(change.entity, f, row.fields[f], base));
+    // Changed here since the desktop last saw it: an edit against a delete. A creation time changes for no one.
+    const edited = comparedOnDelete(change.entity).some((f) => f in bases && !sameBase(change.entity, f, row.fields[f], bases[f]));
     if (edited) {
       conflict('delete', null, bases, 'deleted', { ...row.fields });
       if (policy === 'manual') return;
@@ -167,9 +170,9 @@ function merge(row: RowState, change: PushedChange, policy: ConflictPolicy, conf
   }
   const deletion = deletionField(change.entity);
   if (row.deleted && !(deletion && deletion in change.fields)) {
-    // A create of a deleted row is its deliberate return (an undo of its delete, a resolution).
-    // An edit of it is an edit against a delete: last writer wins brings it back with the edit.
-    if (change.kind !== 'create') {
+    // A create of a row this device deleted itself is its deliberate return (an undo of its delete).
+    // Anything else meets another's delete: an edit against a delete, which last writer wins brings back with the edit.
+    if (change.kind !== 'create' || row.writtenBy !== device) {
       conflict('delete', null, bases, mine, 'deleted');
       if (policy === 'manual') return;
     }

@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import type { Device } from '../devices.js';
 import { uniqueKeys, type SyncedEntity } from '../../../shared/sync-entities.js';
 import { tableOf } from './entities.js';
 import { keyColumns, type RowState } from './rows.js';
@@ -56,4 +57,15 @@ export async function findClashes(db: PoolClient, clientId: string, rows: readon
     }
   }
   return found;
+}
+
+/** Conflicts found by a push or a resolution, recorded as the device's, with what the central kept. */
+export async function recordConflicts(db: PoolClient, device: Device, kept: 'mine' | 'theirs', conflicts: readonly Conflict[]): Promise<void> {
+  if (conflicts.length === 0) return;
+  await db.query(
+    `INSERT INTO conflicts (client_id, kind, entity, entity_uuid, field, base, mine, theirs, device_id, other_device_id, other_uuid, kept)
+     SELECT $1, x.kind, x.entity, x.uuid, x.field, x.base, x.mine, x.theirs, $2, x.other_device, x.other_uuid, $3
+     FROM jsonb_to_recordset($4::jsonb) AS x(kind text, entity text, uuid uuid, field text, base jsonb, mine jsonb, theirs jsonb, other_device uuid, other_uuid uuid)`,
+    [device.clientId, device.id, kept, JSON.stringify(conflicts)],
+  );
 }

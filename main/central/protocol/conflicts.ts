@@ -24,8 +24,9 @@ interface ConflictRow {
   other_label: string | null;
 }
 
+/** What a person calls a row of this client (never another client's, whatever uuid a conflict holds). */
 const label = (alias: string, uuid: string): string =>
-  `(SELECT coalesce((SELECT name FROM pois WHERE uuid = ${uuid}), (SELECT description FROM categories WHERE uuid = ${uuid}), (SELECT username FROM members WHERE uuid = ${uuid}))) AS ${alias}`;
+  `(SELECT coalesce(${['name FROM pois', 'description FROM categories', 'username FROM members'].map((what) => `(SELECT ${what} WHERE uuid = ${uuid} AND client_id = c.client_id)`).join(', ')})) AS ${alias}`;
 
 /** The client's conflicts nobody has resolved yet, oldest first, with the names of the devices on each side. */
 export async function openConflicts(pool: Pool, clientId: string): Promise<ConflictReply[]> {

@@ -43,6 +43,10 @@ export const sameValue = (a: FieldValue | undefined, b: FieldValue | undefined):
  */
 export function sameBase(entity: SyncedEntity, field: string, current: FieldValue | undefined, base: FieldValue | undefined): boolean {
   const declared = SYNC_ENTITIES[entity].fields.find((f) => f.name === field);
-  if (declared && 'fingerprinted' in declared && typeof base === 'string' && base.startsWith('fp:')) return typeof current === 'string' && fingerprint(current) === base;
+  if (declared && 'fingerprinted' in declared && typeof base === 'string' && base.startsWith('fp:')) {
+    // 'fp:' alone: a change logged before fingerprints, whose base no one knows (the last one set wins, as then).
+    // A stored fingerprint (the creation of a member deleted before its desktop sent it) stands for itself.
+    return base === 'fp:' || current === base || (typeof current === 'string' && fingerprint(current) === base);
+  }
   return sameValue(current, base);
 }

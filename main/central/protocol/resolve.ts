@@ -1,9 +1,11 @@
 import type { Pool, PoolClient } from 'pg';
+import { z } from 'zod';
 import { fieldOf, fieldProblem, rowProblem, sortedRefs, uniqueKeys, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
-import type { Resolution } from '../../../shared/sync.js';
+import { fieldValue, type Resolution } from '../../../shared/sync.js';
 import type { Device } from '../devices.js';
 import { Refusal } from '../refusal.js';
-import { findClashes, type Conflict } from './clashes.js';
+import { findClashes, recordConflicts, type Conflict } from './clashes.js';
+import { unknownCategories } from './categories.js';
 import { inClientTransaction } from './client-lock.js';
 import { deletionField, sameValue, tableOf } from './entities.js';
 import { keyColumns, readRows, writeRows, type RowState } from './rows.js';
@@ -22,6 +24,9 @@ interface StoredConflict {
 }
 
 const invalid = (message: string): Refusal => new Refusal('INVALID_PARAMETER', message);
+
+/** The edit side of an edit against a delete, as the conflict keeps it: its fields. */
+const editSide = z.record(z.string(), fieldValue);
 
 /**
  * Resolves a conflict on the central, in one transaction under the client's lock: the outcome is
@@ -67,21 +72,29 @@ export function resolveOnCentral(pool: Pool, device: Device, id: number, resolut
       const side = resolution.keep === 'pushed' ? c.mine : c.theirs;
       if (side === 'deleted') {
         if (row.existed && !row.deleted) tombstone(row, now);
-      } else if (row.deleted && typeof side === 'object' && side !== null) {
+      } else if (row.deleted) {
+        const edit = editSide.safeParse(side);
+        if (!edit.success) throw invalid(`conflict ${id} holds no edit to bring back`);
         row.deleted = false;
         row.deletedAt = null;
         const deletion = deletionField(c.entity);
-        write(row, { ...(side as Record<string, FieldValue>), ...(deletion ? { [deletion]: null } : {}) });
+        write(row, { ...edit.data, ...(deletion ? { [deletion]: null } : {}) });
         const broken = rowProblem(c.entity, row.fields);
         if (broken) throw invalid(`the edit cannot come back as it is: ${broken.field} ${broken.message}`);
       }
     } else {
-      const field = c.field!;
-      const chosen = ('keep' in resolution ? (resolution.keep === 'pushed' ? c.mine : c.theirs) : resolution.value) as FieldValue;
+      const field = c.field ?? '';
+      const side = fieldValue.safeParse('keep' in resolution ? (resolution.keep === 'pushed' ? c.mine : c.theirs) : resolution.value);
+      if (!side.success) throw invalid(`conflict ${id} holds no value of ${field} to keep`);
+      const chosen = side.data;
       const normal = fieldOf(c.entity, field)?.kind === 'refs' && Array.isArray(chosen) ? sortedRefs(chosen) : chosen;
       const problem = fieldProblem(c.entity, field, normal);
       if (problem) throw invalid(`${field} ${problem}`);
-      const left = (c.kept === 'mine' ? c.mine : c.theirs) as FieldValue;
+      // A value of one's own is checked as a push's would be: categories this client has.
+      const unknown = Array.isArray(normal) ? await unknownCategories(db, device.clientId, normal) : [];
+      if (unknown.length > 0) throw invalid(`${field} names ${unknown.join(', ')}, which is no category of this client application`);
+      const kept = fieldValue.safeParse(c.kept === 'mine' ? c.mine : c.theirs);
+      const left = kept.success ? kept.data : null;
       const current = row.fields[field] ?? null;
       if (row.deleted) {
         // Deleted since: nothing to set. A delete against an edit is its own conflict.
@@ -93,14 +106,7 @@ export function resolveOnCentral(pool: Pool, device: Device, id: number, resolut
     for (const r of rows.values()) if (r.dirty) r.writtenBy = device.id;
     later.push(...(await findClashes(db, device.clientId, [...rows.values()])));
     await writeRows(db, device, [...rows.values()]);
-    if (later.length > 0) {
-      await db.query(
-        `INSERT INTO conflicts (client_id, kind, entity, entity_uuid, field, base, mine, theirs, device_id, other_device_id, other_uuid, kept)
-         SELECT $1, x.kind, x.entity, x.uuid, x.field, x.base, x.mine, x.theirs, $2, x.other_device, x.other_uuid, 'mine'
-         FROM jsonb_to_recordset($3::jsonb) AS x(kind text, entity text, uuid uuid, field text, base jsonb, mine jsonb, theirs jsonb, other_device uuid, other_uuid uuid)`,
-        [device.clientId, device.id, JSON.stringify(later)],
-      );
-    }
+    await recordConflicts(db, device, 'mine', later);
     await db.query('UPDATE conflicts SET resolved_at = now(), resolved_by = $2, resolution = $3::jsonb WHERE id = $1', [id, device.id, JSON.stringify(resolution)]);
     return { id, conflicts: later.length };
   });

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { POI_FIELDS } from '../../../shared/poi-fields.js';
 import { rowProblem, type FieldValue } from '../../../shared/sync-entities.js';
 import type { PulledRow } from '../../../shared/sync.js';
 import { memberKey } from '../members/members.js';
@@ -128,11 +129,18 @@ export class SyncInbox {
     }
   }
 
-  /** The rows set aside before, tried again (something they waited for may be here now); answers how many are still aside. */
-  retry(clientId: string): number {
+  /**
+   * The rows set aside before, tried again (something they waited for may be here now), but not
+   * over a change made here and not sent yet; answers how many are still aside.
+   */
+  retry(clientId: string, pending: ReadonlySet<string>): number {
     return this.writes.now(SYNC, () => {
       let left = 0;
       for (const row of this.aside.rows(clientId)) {
+        if (pending.has(row.uuid)) {
+          left++;
+          continue;
+        }
         const reason = this.tryRow(clientId, row, true);
         if (reason === undefined) this.aside.clear(row.entity, row.uuid);
         else {
@@ -144,12 +152,16 @@ export class SyncInbox {
     });
   }
 
-  /** Applies one row; answers why it cannot be applied here (nothing of it written), or undefined. */
+  /**
+   * Applies one row; answers why it cannot be applied here (nothing of it written), or why it was
+   * applied only in part (kept aside too, to be completed), or undefined.
+   */
   private tryRow(clientId: string, row: PulledRow, guarded: boolean): string | undefined {
     try {
-      if (guarded) this.savepoint(() => this.applyRow(clientId, row));
-      else this.applyRow(clientId, row);
-      return undefined;
+      let partly: string | undefined;
+      if (guarded) this.savepoint(() => (partly = this.applyRow(clientId, row)));
+      else partly = this.applyRow(clientId, row);
+      return partly;
     } catch (error) {
       if (error instanceof NotHere) return error.message;
       const constraint = guarded ? constraintFailure(error) : undefined;
@@ -158,7 +170,7 @@ export class SyncInbox {
     }
   }
 
-  private applyRow(clientId: string, row: PulledRow): void {
+  private applyRow(clientId: string, row: PulledRow): string | undefined {
     // A POI's own lookup tells (poi below): the other entities are far fewer, looked up twice.
     if (row.entity !== 'poi' && this.rows.heldByAnother(row.entity, clientId, row.uuid)) throw anothers(row.entity);
     const live = !row.deleted || row.entity === 'category';
@@ -168,31 +180,40 @@ export class SyncInbox {
     }
     if (row.entity === 'category') this.category(clientId, row);
     else if (row.entity === 'member') this.member(clientId, row);
-    else if (row.entity === 'warning') this.report(clientId, row);
-    else this.poi(clientId, row);
+    else if (row.entity === 'warning') return this.report(clientId, row);
+    else return this.poi(clientId, row);
+    return undefined;
   }
 
-  private report(clientId: string, row: PulledRow): void {
+  /** A member a row refers to, when this desktop has it; else the reason the row waits for it. */
+  private memberOf(clientId: string, id: FieldValue | undefined, what: string): { id: string | null; waits?: string } {
+    const member = text(id);
+    if (member === null || this.memberHere.get(member, clientId)! > 0) return { id: member };
+    return { id: null, waits: `applied without its ${what}, a member not on this desktop yet (kept aside, or refused): completed when it comes` };
+  }
+
+  private report(clientId: string, row: PulledRow): string | undefined {
     const local = this.reportRow.get(row.uuid, clientId);
     if (row.deleted) {
       if (local !== undefined) this.deleteReport.run(local);
-      return;
+      return undefined;
     }
     const f = row.fields;
     const poi = this.poiRow.get(String(f.poi_uuid), clientId);
     if (!poi) throw new NotHere('its POI is not on this desktop (deleted here, or not pulled yet)');
-    const member = text(f.member_id);
+    const member = this.memberOf(clientId, f.member_id, 'reporter');
     const values = {
       uuid: row.uuid,
       poi_id: poi.id,
       type: String(f.type),
-      member_id: member !== null && this.memberHere.get(member, clientId)! > 0 ? member : null,
+      member_id: member.id,
       data: text(f.data),
       created_at: number(f.created_at) ?? this.clock.now(),
       updated_at: this.clock.now(),
     };
     if (local === undefined) this.insertReport.run(values);
     else this.updateReport.run({ ...values, id: local });
+    return member.waits;
   }
 
   private member(clientId: string, row: PulledRow): void {
@@ -228,34 +249,34 @@ export class SyncInbox {
     else if (local.description !== description || local.deleted_at !== deletedAt) this.updateCategory.run(description, deletedAt, now, local.id);
   }
 
-  private poi(clientId: string, row: PulledRow): void {
+  private poi(clientId: string, row: PulledRow): string | undefined {
     const local = this.poiAnywhere.get(row.uuid);
     if (local && local.client_id !== clientId) throw anothers('poi');
     if (row.deleted) {
       if (local) this.store.delete(clientId, local.id);
-      return;
+      return undefined;
     }
     const f = row.fields;
     const named = Array.isArray(f.categories) ? f.categories : [];
     const ids = this.refs.ids(clientId, named);
     if (ids.length < named.length) throw new NotHere(`it names a category this desktop does not have yet (${named.filter((r) => this.refs.ids(clientId, [r]).length === 0).join(', ')})`);
-    const creator = text(f.created_by);
+    const creator = this.memberOf(clientId, f.created_by, 'author');
     const next: Omit<PoiRow, 'id'> = {
       ...poiFields((column) => f[column]),
       uuid: row.uuid,
       client_id: clientId,
       category_ids: categoryIds(ids),
-      // A member this desktop does not hold (set aside, or refused) cannot be referred to here.
-      created_by: creator !== null && this.memberHere.get(creator, clientId)! > 0 ? creator : null,
+      // A member this desktop does not hold (kept aside, or refused) cannot be referred to here: completed when it comes.
+      created_by: creator.id,
       registered_at: number(f.registered_at) ?? local?.registered_at ?? this.clock.now(),
       updated_at: Math.max(this.clock.now(), (local?.updated_at ?? 0) + 1),
     };
     if (!local) {
       this.store.insert(next);
-      return;
+      return creator.waits;
     }
-    const fields = Object.keys(poiFields((column) => f[column])) as Array<keyof typeof next>;
-    if ([...fields, 'category_ids'].some((c) => next[c as keyof typeof next] !== local[c as keyof PoiRow])) this.store.update({ ...next, id: local.id });
+    if (POI_FIELDS.some((c) => next[c.column] !== local[c.column]) || next.category_ids !== local.category_ids) this.store.update({ ...next, id: local.id });
     this.poiOrigin.run({ id: local.id, created_by: next.created_by, registered_at: next.registered_at });
+    return creator.waits;
   }
 }

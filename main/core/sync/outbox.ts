@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { fieldNames, sortedRefs, SYNCED_ENTITIES, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
+import { comparedOnDelete, fieldNames, sortedRefs, SYNCED_ENTITIES, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
 import { opOf, type LogMark, type PushedChange } from '../../../shared/sync.js';
 import { CHANGE_COLUMNS, changedFields, type ChangeRow } from '../changes/change-log.js';
 import type { LocalRows } from './local-rows.js';
@@ -44,6 +44,8 @@ export class SyncOutbox {
     db: Database,
     private readonly refs: CategoryRefs,
     private readonly rows: LocalRows,
+    /** The rows of a client kept aside here (`entity:uuid`). */
+    private readonly aside: (clientId: string) => ReadonlySet<string>,
   ) {
     this.logPage = db.prepare(`SELECT ${CHANGE_COLUMNS} FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`);
   }
@@ -92,6 +94,8 @@ export class SyncOutbox {
   private digestLast(clientId: string, changes: PushedChange[]): void {
     const last = new Map<string, PushedChange>();
     for (const c of changes) last.set(`${c.entity}:${c.uuid}`, c);
+    // A row with an older version kept aside here says nothing of itself: it is pulled again, and the newer version replaces the one aside.
+    for (const key of this.aside(clientId)) last.delete(key);
     for (const entity of SYNCED_ENTITIES) {
       const mine = [...last.values()].filter((c) => c.entity === entity);
       if (mine.length === 0) continue;
@@ -106,15 +110,17 @@ export class SyncOutbox {
     const logged = this.wireFields(entity, changedFields(row));
     const fields: PushedChange['fields'] = {};
     if (row.op === 'delete') {
-      // Every field's base, empty ones included: an edit the deleting desktop never saw is then always a conflict.
-      for (const name of fieldNames(entity)) fields[name] = [logged[name]?.[0] ?? null, null];
+      // Every field's base, empty ones included: an edit the deleting desktop never saw is then always
+      // a conflict. Not a creation time, which no one changes (and a member's log does not keep).
+      for (const name of comparedOnDelete(entity)) fields[name] = [logged[name]?.[0] ?? null, null];
     } else {
       Object.assign(fields, logged);
       // Read only where the log does not hold what is sent: a creation's own time, a password.
       const needsRow = row.op === 'create' || (entity === 'member' && 'pwd_hash' in logged);
       const now = needsRow ? this.rows.get(entity, clientId, uuid) : undefined;
-      // The log says only that a password changed: the hash sent is the member's current one, its base the old one's fingerprint.
-      if (entity === 'member' && needsRow) fields.pwd_hash = [row.op === 'create' ? null : (logged.pwd_hash?.[0] ?? 'fp:'), now?.fields.pwd_hash ?? '!'];
+      // The log says only that a password changed: the hash sent is the member's current one, its base the old one's
+      // fingerprint. A member deleted since has no hash left: its fingerprint stands for it, and its delete follows.
+      if (entity === 'member' && needsRow) fields.pwd_hash = [row.op === 'create' ? null : (logged.pwd_hash?.[0] ?? 'fp:'), now?.fields.pwd_hash ?? logged.pwd_hash?.[1] ?? '!'];
       if (row.op === 'create') {
         // A creation's own time is the row's (the log's `at` is read a moment later), or, for a row deleted since, the change's.
         const created = entity === 'warning' ? 'created_at' : entity === 'category' ? undefined : 'registered_at';

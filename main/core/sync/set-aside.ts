@@ -15,6 +15,7 @@ export class SetAside {
   private readonly ofClient: Statement<[string], { row: string }>;
   private readonly listed: Statement<[string], { entity: PulledRow['entity']; uuid: string; reason: string; at: number; row: string }>;
   private readonly count: Statement<[string], number>;
+  private readonly keyList: Statement<[string], { entity: string; uuid: string }>;
 
   constructor(
     db: Database,
@@ -28,6 +29,7 @@ export class SetAside {
     this.ofClient = db.prepare('SELECT row FROM sync_set_aside WHERE client_id = ? ORDER BY seq');
     this.listed = db.prepare('SELECT entity, uuid, reason, at, row FROM sync_set_aside WHERE client_id = ? ORDER BY seq LIMIT 200');
     this.count = db.prepare<[string], number>('SELECT count(*) FROM sync_set_aside WHERE client_id = ?').pluck();
+    this.keyList = db.prepare('SELECT entity, uuid FROM sync_set_aside WHERE client_id = ?');
   }
 
   keep(clientId: string, row: PulledRow, reason: string): void {
@@ -44,6 +46,12 @@ export class SetAside {
       const parsed = pulledRow.safeParse(JSON.parse(row));
       return parsed.success ? [parsed.data] : [];
     });
+  }
+
+  /** The rows kept aside for a client, as `entity:uuid`. */
+  keys(clientId: string): Set<string> {
+    if (this.size(clientId) === 0) return new Set();
+    return new Set(this.keyList.all(clientId).map((r) => `${r.entity}:${r.uuid}`));
   }
 
   size(clientId: string): number {

@@ -49,7 +49,7 @@ export function syncParts(db: Database, writes: WritePath, clock: Clock, store: 
   const nameStmt = db.prepare<[number], string>('SELECT description FROM categories WHERE id = ?').pluck();
   return {
     state: new SyncState(db),
-    outbox: new SyncOutbox(db, refs, rows),
+    outbox: new SyncOutbox(db, refs, rows, (clientId) => setAside.keys(clientId)),
     inbox: new SyncInbox(db, writes, clock, store, refs, rows, setAside),
     setAside,
     refused: new SyncRefusals(db, clock),

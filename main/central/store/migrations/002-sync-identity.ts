@@ -1,5 +1,5 @@
 import { SYSTEM_CATEGORIES } from '../../../../shared/system-categories.js';
-import { sameNameKey } from '../../../../shared/text-fold.js';
+import { SYNC_ENTITIES, uniqueKeys } from '../../../../shared/sync-entities.js';
 import type { CentralMigration } from '../migration.js';
 
 const SYNCED_TABLES = ['pois', 'categories', 'members', 'warnings'] as const;
@@ -33,10 +33,6 @@ export const central002: CentralMigration = {
 
       DROP INDEX members_username;
       ALTER TABLE members ADD COLUMN username_key text, ADD COLUMN email_key text;
-      UPDATE members SET username_key = lower(username), email_key = lower(email);
-      ALTER TABLE members ALTER COLUMN username_key SET NOT NULL, ALTER COLUMN email_key SET NOT NULL;
-      CREATE INDEX members_by_username ON members (client_id, username_key) WHERE deleted_at IS NULL;
-      CREATE INDEX members_by_email ON members (client_id, email_key) WHERE deleted_at IS NULL;
       ALTER TABLE categories ADD COLUMN name_key text;
 
       ALTER TABLE conflicts
@@ -47,10 +43,18 @@ export const central002: CentralMigration = {
 
       CREATE TABLE system_categories (id integer PRIMARY KEY, description text NOT NULL);
     `);
-    // Names are folded as the desktops fold them (shared/text-fold.ts), which SQL cannot do.
-    const { rows } = await db.query<{ uuid: string; description: string }>('SELECT uuid, description FROM categories');
-    for (const row of rows) await db.query('UPDATE categories SET name_key = $2 WHERE uuid = $1', [row.uuid, sameNameKey(row.description)]);
+    // Folded as the desktops fold them (shared/sync-entities.ts), which SQL's lower() may not do alike in every locale.
+    for (const entity of ['member', 'category'] as const) {
+      const keys = uniqueKeys(entity);
+      const { rows } = await db.query<Record<string, string>>(`SELECT uuid::text, ${keys.map((k) => k.field).join(', ')} FROM ${SYNC_ENTITIES[entity].table}`);
+      for (const row of rows) {
+        await db.query(`UPDATE ${SYNC_ENTITIES[entity].table} SET ${keys.map((k, i) => `${k.column} = $${i + 2}`).join(', ')} WHERE uuid = $1`, [row.uuid, ...keys.map((k) => k.fold(row[k.field] ?? ''))]);
+      }
+    }
     await db.query(`
+      ALTER TABLE members ALTER COLUMN username_key SET NOT NULL, ALTER COLUMN email_key SET NOT NULL;
+      CREATE INDEX members_by_username ON members (client_id, username_key) WHERE deleted_at IS NULL;
+      CREATE INDEX members_by_email ON members (client_id, email_key) WHERE deleted_at IS NULL;
       ALTER TABLE categories ALTER COLUMN name_key SET NOT NULL;
       CREATE INDEX categories_by_name ON categories (client_id, name_key) WHERE deleted_at IS NULL;
     `);
@@ -62,7 +66,7 @@ export const central002: CentralMigration = {
           ARRAY(
             SELECT coalesce(c.description, s.description)
             FROM unnest(p.categories) WITH ORDINALITY AS r(ref, n)
-            LEFT JOIN categories c ON c.uuid::text = r.ref
+            LEFT JOIN categories c ON c.uuid::text = r.ref AND c.client_id = p.client_id
             LEFT JOIN system_categories s ON r.ref = 'system:' || s.id
             ORDER BY r.n
           ) AS categories,
