@@ -43,7 +43,7 @@ const ZONES = {
     files: ['shared/**'],
     bans: [
       // Node builtins included: shared/ runs in every zone.
-      // @noble/hashes is plain JavaScript (no node, no DOM): the row digests both sides of sync compute (shared/sync.ts).
+      // @noble/hashes is plain JavaScript (no node, no DOM): the password fingerprints both sides of sync compute (shared/sync-entities.ts).
       { regex: String.raw`^(?!\.|zod(/|$)|@noble/hashes(/|$))`, message: 'shared/ runs in every zone (renderer too): it imports zod, @noble/hashes and itself only' },
       into(['main', 'renderer'], [], 'shared/ imports nothing from main/ or renderer/'),
     ],

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Pool } from 'pg';
+import { UUID } from '../../shared/sync-entities.js';
 
 /** A device's credential: `<device id>.<secret>`, shown once; the central keeps the secret's SHA-256 only. */
 export interface NewDevice {
@@ -63,7 +64,7 @@ export class Devices {
   async authenticate(credential: string): Promise<Device | undefined> {
     const dot = credential.indexOf('.');
     const id = credential.slice(0, dot);
-    if (dot < 0 || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) return undefined;
+    if (dot < 0 || !UUID.test(id)) return undefined;
     const { rows } = await this.pool.query<{ client_id: string; name: string; secret_hash: string }>(
       'SELECT client_id::text, name, secret_hash FROM devices WHERE id = $1 AND revoked_at IS NULL',
       [id],

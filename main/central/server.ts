@@ -6,6 +6,7 @@ import { syncOpenApiDocument } from '../../shared/api/sync-openapi.js';
 import { z } from 'zod';
 import { CONFLICT_POLICIES, fieldValue, MAX_PULL, pushRequest, resolution, type ConflictReply, type HelloReply } from '../../shared/sync.js';
 import { FailedAuthentications } from './auth-failures.js';
+import { errorCode } from './pg-error.js';
 import { Devices, type Device } from './devices.js';
 import { Refusal } from './refusal.js';
 import { markResolved, openConflicts } from './protocol/conflicts.js';
@@ -37,7 +38,7 @@ const legacyResolvedBody = z.object({ resolution: z.object({ keep: z.string().ma
 
 /** PostgreSQL down, restarting or gone: the connection refused or cut, or the server shutting down (SQLSTATE 57P0x, 08xxx). */
 function databaseUnreachable(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  const code = errorCode(error);
   const message = error instanceof Error ? error.message : '';
   return /^(ECONNREFUSED|ECONNRESET|EPIPE|57P0[1-3]|08\w{3})$/.test(code) || /Connection terminated/.test(message);
 }

@@ -58,8 +58,8 @@ const ALL: ReadonlyArray<{ weight: number; arbitrary: fc.Arbitrary<Action> }> = 
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('password' as const), d, pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('category' as const), d, name: fc.nat(CATEGORY_NAMES.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rename' as const), d, pick, name: fc.nat(CATEGORY_NAMES.length - 1) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('backup' as const), d }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), d, pick }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('backup' as const), d }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('restore' as const), d, pick }) },
   {
     weight: 10,
     arbitrary: fc.record({

@@ -6,7 +6,7 @@ import { Refusal } from '../refusal.js';
 import { deletionField, sameBase, sameValue } from './entities.js';
 import { findClashes, recordConflicts, type Conflict } from './clashes.js';
 import { unknownCategories } from './categories.js';
-import { readRows, writeRows, type RowState } from './rows.js';
+import { markWritten, readRows, writeRows, writerOf, type RowState } from './rows.js';
 
 /**
  * Applies one push inside the caller's transaction, which holds the client's lock (push.ts).
@@ -54,7 +54,7 @@ export async function applyPush(db: PoolClient, device: Device, policy: Conflict
       continue;
     }
     // Merged on a copy: a change whose result would break a rule (a required field emptied) is refused whole.
-    const trial: RowState = { ...row, fields: { ...row.fields } };
+    const trial: RowState = { ...row, fields: { ...row.fields }, writers: { ...row.writers } };
     const found: Conflict[] = [];
     merge(trial, change, policy, found, device.id);
     // Each value was checked above, and the central's own were when written: what remains is a required field left empty.
@@ -126,25 +126,25 @@ function checkChange(change: PushedChange, row: RowState, known: ReadonlySet<str
 
 /** One change merged into its row's state, by the rules above. */
 function merge(row: RowState, change: PushedChange, policy: ConflictPolicy, conflicts: Conflict[], device: string): void {
+  // The other side is whoever wrote the value met: a field's writer, or for a whole row its last writer.
   const conflict = (kind: Conflict['kind'], field: string | null, base: unknown, mine: unknown, theirs: unknown): void => {
-    conflicts.push({ kind, entity: change.entity, uuid: change.uuid, field, base, mine, theirs, other_device: row.writtenBy, other_uuid: null });
+    conflicts.push({ kind, entity: change.entity, uuid: change.uuid, field, base, mine, theirs, other_device: field === null ? row.writtenBy : writerOf(row, field), other_uuid: null });
     if (policy === 'manual') row.touched = true;
-  };
-  const wrote = (): void => {
-    row.dirty = true;
-    row.at = change.at;
-    row.writtenBy = device;
   };
   const set = (values: Record<string, FieldValue>): void => {
     Object.assign(row.fields, values);
-    wrote();
+    markWritten(row, device, Object.keys(values));
+    row.dirty = true;
+    row.at = change.at;
   };
   const tombstone = (): void => {
     row.deleted = true;
     row.deletedAt = change.at;
     const deletion = deletionField(change.entity);
     if (deletion) row.fields[deletion] = change.at;
-    wrote();
+    markWritten(row, device, deletion ? [deletion] : []);
+    row.dirty = true;
+    row.at = change.at;
   };
   const mine: Record<string, FieldValue> = {};
   const bases: Record<string, FieldValue> = {};
@@ -179,6 +179,16 @@ function merge(row: RowState, change: PushedChange, policy: ConflictPolicy, conf
     row.deleted = false;
     row.deletedAt = null;
     set(mine);
+    return;
+  }
+  if (change.kind === 'create') {
+    // The creation of a row the central already has live: a data folder copied to a second desktop,
+    // or restored to before its first sync, sending what it holds. The central's values stay (they
+    // are what every desktop shares); each one that differs is a conflict, so neither is lost unseen.
+    for (const [field, value] of Object.entries(mine)) {
+      if (fieldOf(change.entity, field)?.fixed || sameValue(row.fields[field], value)) continue;
+      conflicts.push({ kind: 'field', entity: change.entity, uuid: change.uuid, field, base: null, mine: value, theirs: row.fields[field] ?? null, other_device: writerOf(row, field), other_uuid: null, kept: 'theirs' });
+    }
     return;
   }
   const next: Record<string, FieldValue> = {};

@@ -15,6 +15,8 @@ export interface Conflict {
   theirs: unknown;
   other_device: string | null;
   other_uuid: string | null;
+  /** What the central kept, when not what its policy says (a creation of a row it has keeps its own). */
+  kept?: 'mine' | 'theirs';
 }
 
 /**
@@ -64,8 +66,8 @@ export async function recordConflicts(db: PoolClient, device: Device, kept: 'min
   if (conflicts.length === 0) return;
   await db.query(
     `INSERT INTO conflicts (client_id, kind, entity, entity_uuid, field, base, mine, theirs, device_id, other_device_id, other_uuid, kept)
-     SELECT $1, x.kind, x.entity, x.uuid, x.field, x.base, x.mine, x.theirs, $2, x.other_device, x.other_uuid, $3
-     FROM jsonb_to_recordset($4::jsonb) AS x(kind text, entity text, uuid uuid, field text, base jsonb, mine jsonb, theirs jsonb, other_device uuid, other_uuid uuid)`,
+     SELECT $1, x.kind, x.entity, x.uuid, x.field, x.base, x.mine, x.theirs, $2, x.other_device, x.other_uuid, coalesce(x.kept, $3)
+     FROM jsonb_to_recordset($4::jsonb) AS x(kind text, entity text, uuid uuid, field text, base jsonb, mine jsonb, theirs jsonb, other_device uuid, other_uuid uuid, kept text)`,
     [device.clientId, device.id, kept, JSON.stringify(conflicts)],
   );
 }

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { ConflictPolicy } from '../../../shared/sync.js';
+import { errorCode } from '../pg-error.js';
 
 /** PostgreSQL's codes for a transaction that lost a race and may simply be run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -29,8 +30,7 @@ export async function inClientTransaction<T>(pool: Pool, clientId: string, work:
       return result;
     } catch (error) {
       await db.query('ROLLBACK').catch(() => undefined);
-      const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-      if (!RETRYABLE.has(code) || attempt === ATTEMPTS) throw error;
+      if (!RETRYABLE.has(errorCode(error)) || attempt === ATTEMPTS) throw error;
     } finally {
       db.off('error', ignore);
       db.release();

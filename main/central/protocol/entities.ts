@@ -1,4 +1,4 @@
-import { CENTRAL_TYPES, fieldNames, fingerprint, SYNC_ENTITIES, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
+import { CENTRAL_TYPES, entityOf, fieldNames, fingerprint, SYNC_ENTITIES, type FieldValue, type SyncedEntity } from '../../../shared/sync-entities.js';
 
 /**
  * How the central stores each synced entity, derived from its declaration
@@ -32,7 +32,7 @@ export function writeField(entity: SyncedEntity, field: string, expr: string): s
 }
 
 /** Whether an entity's deletion is one of its fields (a category's deleted_at) rather than a tombstone of the row. */
-export const deletionField = (entity: SyncedEntity): string | undefined => (SYNC_ENTITIES[entity] as { deletionField?: string }).deletionField;
+export const deletionField = (entity: SyncedEntity): string | undefined => entityOf(entity).deletionField;
 
 /** The values the central compares: JSON equality (numbers, text, null, category lists in order; the desktop sends them sorted). */
 export const sameValue = (a: FieldValue | undefined, b: FieldValue | undefined): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

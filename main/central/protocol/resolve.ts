@@ -8,7 +8,7 @@ import { findClashes, recordConflicts, type Conflict } from './clashes.js';
 import { unknownCategories } from './categories.js';
 import { inClientTransaction } from './client-lock.js';
 import { deletionField, sameValue, tableOf } from './entities.js';
-import { keyColumns, readRows, writeRows, type RowState } from './rows.js';
+import { keyColumns, markWritten, readRows, writeRows, writerOf, type RowState } from './rows.js';
 
 interface StoredConflict {
   id: string;
@@ -57,6 +57,7 @@ export function resolveOnCentral(pool: Pool, device: Device, id: number, resolut
     const now = Date.now();
     const write = (r: RowState, values: Record<string, FieldValue>): void => {
       Object.assign(r.fields, values);
+      markWritten(r, device.id, Object.keys(values));
       r.dirty = true;
       r.at = now;
     };
@@ -71,7 +72,7 @@ export function resolveOnCentral(pool: Pool, device: Device, id: number, resolut
       if (!('keep' in resolution)) throw invalid('an edit against a delete is resolved by keeping the edit or the delete');
       const side = resolution.keep === 'pushed' ? c.mine : c.theirs;
       if (side === 'deleted') {
-        if (row.existed && !row.deleted) tombstone(row, now);
+        if (row.existed && !row.deleted) tombstone(row, device.id, now);
       } else if (row.deleted) {
         const edit = editSide.safeParse(side);
         if (!edit.success) throw invalid(`conflict ${id} holds no edit to bring back`);
@@ -99,11 +100,10 @@ export function resolveOnCentral(pool: Pool, device: Device, id: number, resolut
       if (row.deleted) {
         // Deleted since: nothing to set. A delete against an edit is its own conflict.
       } else if (!sameValue(current, normal)) {
-        if (!sameValue(current, left)) later.push({ kind: 'field', entity: c.entity, uuid: c.entity_uuid, field, base: left, mine: normal, theirs: current, other_device: row.writtenBy, other_uuid: null });
+        if (!sameValue(current, left)) later.push({ kind: 'field', entity: c.entity, uuid: c.entity_uuid, field, base: left, mine: normal, theirs: current, other_device: writerOf(row, field), other_uuid: null });
         write(row, { [field]: normal });
       }
     }
-    for (const r of rows.values()) if (r.dirty) r.writtenBy = device.id;
     later.push(...(await findClashes(db, device.clientId, [...rows.values()])));
     await writeRows(db, device, [...rows.values()]);
     await recordConflicts(db, device, 'mine', later);
@@ -112,11 +112,12 @@ export function resolveOnCentral(pool: Pool, device: Device, id: number, resolut
   });
 }
 
-function tombstone(row: RowState, now: number): void {
+function tombstone(row: RowState, device: string, now: number): void {
   row.deleted = true;
   row.deletedAt = now;
   const deletion = deletionField(row.entity);
   if (deletion) row.fields[deletion] = now;
+  markWritten(row, device, deletion ? [deletion] : []);
   row.dirty = true;
   row.at = now;
 }
@@ -154,18 +155,19 @@ async function merge(db: PoolClient, device: Device, c: StoredConflict, rows: Re
   const both = new Set([c.entity_uuid, c.other_uuid]);
   if (!both.has(pair.keep) || !both.has(pair.drop) || pair.keep === pair.drop) throw invalid('merge names the two rows of the clash: one to keep, one to drop');
   const dropped = rows.get(`${c.entity}:${pair.drop}`)!;
-  const moved = `seq = nextval('change_seq'), version = version + 1, written_by = $4, echo_of = NULL, updated_at = now()`;
+  // The one field moved is the resolving device's (the others keep their writers).
+  const moved = (field: string): string => `seq = nextval('change_seq'), version = version + 1, writers = writers || jsonb_build_object('${field}', $4::text), echo_of = NULL, updated_at = now()`;
   if (c.entity === 'member') {
-    await db.query(`UPDATE pois SET created_by = $3, ${moved} WHERE client_id = $1 AND created_by = $2`, [device.clientId, pair.drop, pair.keep, device.id]);
-    await db.query(`UPDATE warnings SET member_id = $3, ${moved} WHERE client_id = $1 AND member_id = $2`, [device.clientId, pair.drop, pair.keep, device.id]);
+    await db.query(`UPDATE pois SET created_by = $3, ${moved('created_by')} WHERE client_id = $1 AND created_by = $2`, [device.clientId, pair.drop, pair.keep, device.id]);
+    await db.query(`UPDATE warnings SET member_id = $3, ${moved('member_id')} WHERE client_id = $1 AND member_id = $2`, [device.clientId, pair.drop, pair.keep, device.id]);
   } else {
     await db.query(
-      `UPDATE pois SET categories = ARRAY(SELECT DISTINCT x FROM unnest(array_replace(categories, $2, $3)) AS x ORDER BY x), ${moved}
+      `UPDATE pois SET categories = ARRAY(SELECT DISTINCT x FROM unnest(array_replace(categories, $2, $3)) AS x ORDER BY x), ${moved('categories')}
        WHERE client_id = $1 AND $2 = ANY(categories)`,
       [device.clientId, pair.drop, pair.keep, device.id],
     );
   }
-  if (!dropped.deleted) tombstone(dropped, now);
+  if (!dropped.deleted) tombstone(dropped, device.id, now);
   await db.query(
     "UPDATE conflicts SET resolved_at = now(), resolved_by = $4, resolution = $5::jsonb WHERE client_id = $1 AND kind = 'clash' AND resolved_at IS NULL AND id <> $6 AND ((entity_uuid = $2 AND other_uuid = $3) OR (entity_uuid = $3 AND other_uuid = $2))",
     [device.clientId, c.entity_uuid, c.other_uuid, device.id, JSON.stringify({ merge: pair }), c.id],

@@ -17,8 +17,10 @@ export interface RowState {
   /** Kept as it is, but moved up the change sequence (manual policy: the pushing desktop pulls it back). */
   touched: boolean;
   at: number;
-  /** The device whose push wrote it last (a conflict's other side). */
+  /** The device whose push wrote it last. */
   writtenBy: string | null;
+  /** The fields another device wrote last than `writtenBy` (field: device): who wrote a value a conflict meets. */
+  writers: Record<string, string>;
   /** The row as the pushing desktop holds it, sent with its last change of this row. */
   state?: PushedChange['state'];
   /** The pushing desktop holds exactly this row: its pulls skip it. */
@@ -41,8 +43,8 @@ export async function readRows(
     const columns = fieldsOf(entity).map((f) => selectField(entity, f));
     const deletion = deletionField(entity);
     const tombstone = deletion ? '' : ', round(extract(epoch FROM deleted_at) * 1000)::float8 AS tombstoned_at';
-    const { rows: found } = await db.query<Record<string, FieldValue> & { uuid: string; client_id: string; written_by: string | null; tombstoned_at?: number | null }>(
-      `SELECT uuid::text, client_id::text, written_by::text, ${columns.join(', ')}${tombstone} FROM ${tableOf(entity)} WHERE uuid = ANY($1::uuid[])`,
+    const { rows: found } = await db.query<Record<string, FieldValue> & { uuid: string; client_id: string; written_by: string | null; writers: Record<string, string>; tombstoned_at?: number | null }>(
+      `SELECT uuid::text, client_id::text, written_by::text, writers, ${columns.join(', ')}${tombstone} FROM ${tableOf(entity)} WHERE uuid = ANY($1::uuid[])`,
       [uuids],
     );
     const byUuid = new Map(found.map((r) => [r.uuid, r]));
@@ -52,11 +54,27 @@ export async function readRows(
       const fields: Record<string, FieldValue> = {};
       for (const f of fieldsOf(entity)) fields[f] = row?.[f] ?? null;
       const deleted = row ? (deletion ? fields[deletion] !== null : row.tombstoned_at != null) : false;
-      rows.set(`${entity}:${uuid}`, { entity, uuid, fields, deleted, deletedAt: row?.tombstoned_at ?? null, existed: row !== undefined, dirty: false, touched: false, at: 0, writtenBy: row?.written_by ?? null, echo: false });
+      rows.set(`${entity}:${uuid}`, { entity, uuid, fields, deleted, deletedAt: row?.tombstoned_at ?? null, existed: row !== undefined, dirty: false, touched: false, at: 0, writtenBy: row?.written_by ?? null, writers: { ...(row?.writers ?? {}) }, echo: false });
     }
   }
   return { rows };
 }
+
+/**
+ * A device wrote these fields of a row: each field then says who wrote it last (the row's writer
+ * for most, `writers` for the ones someone else wrote since), which a conflict names as its other side.
+ */
+export function markWritten(row: RowState, device: string, fields: readonly string[]): void {
+  if (row.writtenBy !== null && row.writtenBy !== device) {
+    for (const f of fieldsOf(row.entity)) if (!fields.includes(f) && !(f in row.writers)) row.writers[f] = row.writtenBy;
+  }
+  for (const f of fields) delete row.writers[f];
+  for (const [f, who] of Object.entries(row.writers)) if (who === device) delete row.writers[f];
+  row.writtenBy = device;
+}
+
+/** The device that wrote a field's current value, when the central knows it. */
+export const writerOf = (row: RowState, field: string): string | null => row.writers[field] ?? row.writtenBy;
 
 /** The folded values of an entity's unique fields, as the central indexes them (members' usernames, a category's name). */
 export function keyColumns(entity: SyncedEntity, fields: Readonly<Record<string, FieldValue>>): Record<string, string> {
@@ -73,8 +91,8 @@ export async function writeRows(db: PoolClient, device: Device, rows: readonly R
     const fields = fieldsOf(entity);
     const keys = uniqueKeys(entity).map((k) => k.column);
     const deletion = deletionField(entity);
-    const recordType = ['uuid uuid', 'at float8', 'tombstoned_at float8', 'echo boolean', ...keys.map((k) => `${k} text`), ...fields.map((f) => `${f} ${typeOf(entity, f)}`)].join(', ');
-    const record = (r: RowState): Record<string, unknown> => ({ uuid: r.uuid, at: r.at, tombstoned_at: r.deleted ? r.deletedAt : null, echo: r.echo, ...keyColumns(entity, r.fields), ...r.fields });
+    const recordType = ['uuid uuid', 'at float8', 'tombstoned_at float8', 'echo boolean', 'writers jsonb', ...keys.map((k) => `${k} text`), ...fields.map((f) => `${f} ${typeOf(entity, f)}`)].join(', ');
+    const record = (r: RowState): Record<string, unknown> => ({ uuid: r.uuid, at: r.at, tombstoned_at: r.deleted ? r.deletedAt : null, echo: r.echo, writers: r.writers, ...keyColumns(entity, r.fields), ...r.fields });
     const tombstoneColumn = deletion ? [] : ['deleted_at'];
     const tombstoneValue = deletion ? [] : ['to_timestamp(x.tombstoned_at / 1000)'];
     /** Who already holds the row as written: the pushing device, when its digest matched. */
@@ -84,8 +102,8 @@ export async function writeRows(db: PoolClient, device: Device, rows: readonly R
       const { created } = SYNC_ENTITIES[entity];
       const createdColumn = fields.includes(created) ? [] : [created];
       await db.query(
-        `INSERT INTO ${table} (uuid, client_id, updated_at, written_by, echo_of, ${[...createdColumn, ...tombstoneColumn, ...keys, ...fields].join(', ')})
-         SELECT x.uuid, $1, to_timestamp(x.at / 1000), $2, ${echo('$2')}, ${[...createdColumn.map(() => 'to_timestamp(x.at / 1000)'), ...tombstoneValue, ...keys.map((k) => `x.${k}`), ...fields.map((f) => writeField(entity, f, `x.${f}`))].join(', ')}
+        `INSERT INTO ${table} (uuid, client_id, updated_at, written_by, writers, echo_of, ${[...createdColumn, ...tombstoneColumn, ...keys, ...fields].join(', ')})
+         SELECT x.uuid, $1, to_timestamp(x.at / 1000), $2, x.writers, ${echo('$2')}, ${[...createdColumn.map(() => 'to_timestamp(x.at / 1000)'), ...tombstoneValue, ...keys.map((k) => `x.${k}`), ...fields.map((f) => writeField(entity, f, `x.${f}`))].join(', ')}
          FROM jsonb_to_recordset($3::jsonb) AS x(${recordType})`,
         [device.clientId, device.id, JSON.stringify(inserts.map(record))],
       );
@@ -95,7 +113,7 @@ export async function writeRows(db: PoolClient, device: Device, rows: readonly R
       const sets = [...fields.map((f) => `${f} = ${writeField(entity, f, `x.${f}`)}`), ...keys.map((k) => `${k} = x.${k}`), ...tombstoneColumn.map((c) => `${c} = ${tombstoneValue[0]}`)];
       await db.query(
         `UPDATE ${table} t SET ${sets.join(', ')}, updated_at = to_timestamp(x.at / 1000), version = t.version + 1, seq = nextval('change_seq'),
-           written_by = $1, echo_of = ${echo('$1')}
+           written_by = $1, writers = x.writers, echo_of = ${echo('$1')}
          FROM jsonb_to_recordset($2::jsonb) AS x(${recordType}) WHERE t.uuid = x.uuid`,
         [device.id, JSON.stringify(updates.map(record))],
       );

@@ -188,7 +188,7 @@ export class SyncInbox {
   /** A member a row refers to, when this desktop has it; else the reason the row waits for it. */
   private memberOf(clientId: string, id: FieldValue | undefined, what: string): { id: string | null; waits?: string } {
     const member = text(id);
-    if (member === null || this.memberHere.get(member, clientId)! > 0) return { id: member };
+    if (member === null || (this.memberHere.get(member, clientId) ?? 0) > 0) return { id: member };
     return { id: null, waits: `applied without its ${what}, a member not on this desktop yet (kept aside, or refused): completed when it comes` };
   }
 
@@ -236,7 +236,7 @@ export class SyncInbox {
       registered_at: number(f.registered_at) ?? this.clock.now(),
       updated_at: this.clock.now(),
     };
-    if (this.memberHere.get(row.uuid, clientId)! === 0) this.insertMember.run(values);
+    if ((this.memberHere.get(row.uuid, clientId) ?? 0) === 0) this.insertMember.run(values);
     else this.updateMember.run(values);
   }
 

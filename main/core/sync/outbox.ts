@@ -5,8 +5,8 @@ import { CHANGE_COLUMNS, changedFields, type ChangeRow } from '../changes/change
 import type { LocalRows } from './local-rows.js';
 import type { CategoryRefs } from './refs.js';
 
-/** What the log holds that syncs. */
-const SYNCED = new Set<string>(SYNCED_ENTITIES);
+/** Whether a logged entity is one that syncs. */
+const synced = (entity: string): entity is SyncedEntity => (SYNCED_ENTITIES as readonly string[]).includes(entity);
 
 /** The snapshot of a first sync: the entities in the order a push writes them safely (a POI names its categories and member, a report its POI). */
 const SNAPSHOT_ORDER: readonly SyncedEntity[] = ['member', 'category', 'poi', 'warning'];
@@ -59,8 +59,8 @@ export class SyncOutbox {
     const rows = this.logPage.all(after, limit);
     const changes: PushedChange[] = [];
     for (const row of rows) {
-      if (row.client_id !== clientId || row.actor_kind === 'sync' || !SYNCED.has(row.entity)) continue;
-      changes.push(this.fromChange(deviceId, clientId, row));
+      if (row.client_id !== clientId || row.actor_kind === 'sync' || !synced(row.entity)) continue;
+      changes.push(this.fromChange(deviceId, clientId, row, row.entity));
     }
     this.digestLast(clientId, changes);
     const lastRow = rows.at(-1);
@@ -104,8 +104,7 @@ export class SyncOutbox {
     }
   }
 
-  private fromChange(deviceId: string, clientId: string, row: ChangeRow): PushedChange {
-    const entity = row.entity as SyncedEntity;
+  private fromChange(deviceId: string, clientId: string, row: ChangeRow, entity: SyncedEntity): PushedChange {
     const uuid = entity === 'member' ? row.entity_id : row.entity_uuid!;
     const logged = this.wireFields(entity, changedFields(row));
     const fields: PushedChange['fields'] = {};

@@ -10,8 +10,9 @@ const SYNCED_TABLES = ['pois', 'categories', 'members', 'warnings'] as const;
  *   device can claim another's operations;
  * - each device's `mark`: the last change of its log the central applied, by which a desktop
  *   tells that its file was restored;
- * - each row's `written_by` (the device whose push wrote it last, a conflict's other side) and
- *   `echo_of` (the device that already holds it exactly as it is: its pulls skip it);
+ * - each row's `written_by` (the device whose push wrote it last), `writers` (the fields another
+ *   device wrote last: a conflict names who wrote the value it met) and `echo_of` (the device that
+ *   already holds it exactly as it is: its pulls skip it);
  * - uniqueness is no longer an index that refuses a whole push: members keep their folded
  *   username and e-mail, categories their folded name, indexed, and a push that makes two live
  *   rows share one records a clash (a conflict) instead;
@@ -29,7 +30,7 @@ export const central002: CentralMigration = {
       ALTER TABLE applied_ops DROP CONSTRAINT applied_ops_pkey;
       ALTER TABLE applied_ops ADD PRIMARY KEY (device_id, op_id);
       ALTER TABLE devices ADD COLUMN mark_op text, ADD COLUMN mark_seq bigint;
-      ${SYNCED_TABLES.map((t) => `ALTER TABLE ${t} ADD COLUMN written_by uuid, ADD COLUMN echo_of uuid;`).join('\n')}
+      ${SYNCED_TABLES.map((t) => `ALTER TABLE ${t} ADD COLUMN written_by uuid, ADD COLUMN writers jsonb NOT NULL DEFAULT '{}', ADD COLUMN echo_of uuid;`).join('\n')}
 
       DROP INDEX members_username;
       ALTER TABLE members ADD COLUMN username_key text, ADD COLUMN email_key text;
