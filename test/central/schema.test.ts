@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POI_FIELDS } from '../../shared/poi-fields.js';
+import { SYNC_ENTITIES, SYNCED_ENTITIES, type SyncFieldKind } from '../../shared/sync-entities.js';
 import { migrateCentral } from '../../main/central/store/migrate.js';
 import { centralPool } from '../../main/central/store/pool.js';
 import { CENTRAL_MIGRATIONS } from '../../main/central/store/migrations/index.js';
@@ -49,6 +50,25 @@ describe.skipIf(missing !== undefined)('the central store (a real PostgreSQL wit
     expect(JSON.parse((await cli('central', 'init', '--postgres', url)).stdout)).toMatchObject({ applied: [] });
     await expect(cli('central', 'init', '--postgres', 'mysql://x')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('expected a postgres://') });
   }, 60_000);
+
+  it('has a column of the declared kind for every synced field of every entity (shared/sync-entities.ts)', async () => {
+    const pool = centralPool(pg.url);
+    try {
+      await migrateCentral(pool);
+      // How PostgreSQL names the type each kind is kept as (times as timestamptz, flags as boolean).
+      const KEPT_AS: Record<SyncFieldKind, string> = { text: 'text', number: 'double precision', time: 'timestamp with time zone', flag: 'boolean', uuid: 'uuid', refs: 'ARRAY' };
+      for (const entity of SYNCED_ENTITIES) {
+        const { table, fields, unique } = SYNC_ENTITIES[entity];
+        const { rows } = await pool.query<{ column_name: string; data_type: string }>('SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1', [table]);
+        const types = Object.fromEntries(rows.map((r) => [r.column_name, r.data_type]));
+        expect(Object.fromEntries(fields.map((f) => [f.name, types[f.name]]))).toEqual(Object.fromEntries(fields.map((f) => [f.name, KEPT_AS[f.kind]])));
+        for (const key of unique) expect(types[key.column]).toBe('text');
+        for (const bookkeeping of ['written_by', 'writers', 'echo_of', 'seq', 'version']) expect(types[bookkeeping]).toBeDefined();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
 
   it('holds every field of a POI, with a geography point that PostGIS measures and indexes', async () => {
     const pool = centralPool(pg.url);

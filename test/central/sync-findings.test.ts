@@ -315,6 +315,40 @@ describe.skipIf(missing !== undefined)('sync: the findings of issue 24', () => {
     expect(reply.status).toBe(400);
   });
 
+  it("resolving two conflicts of one field from one desktop: the last choice holds, with no conflict against itself; another's later edit stays in view", async () => {
+    const { a, b, clientId, ta, tb } = await pair();
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    await a.console['pois.update']({ clientId, fields: { poi: poi.id, name: 'From A' } });
+    await b.console['pois.update']({ clientId, fields: { poi: rowOn(b, poi.uuid)!.id, name: 'From B' } });
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    await a.console['pois.update']({ clientId, fields: { poi: poi.id, name: 'Again A' } });
+    await syncOnce(a, ta);
+    const [first, second] = await centralConflicts(ta);
+    expect([first?.theirs, second?.theirs]).toEqual(['From A', 'From B']);
+    // Before: resolving the first wrote over A's own 'Again A' and recorded that as a conflict of A against A.
+    await resolveConflict(a, ta, first!.id, { keep: 'mine' });
+    await resolveConflict(a, ta, second!.id, { keep: 'theirs' });
+    expect(await centralConflicts(ta)).toEqual([]);
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    for (const core of [a, b]) expect(rowOn(core, poi.uuid)!.name).toBe('From B');
+
+    // B's own later edit is someone else's to A: resolving over it keeps it in view.
+    await a.console['pois.update']({ clientId, fields: { poi: poi.id, name: 'A once more' } });
+    await b.console['pois.update']({ clientId, fields: { poi: rowOn(b, poi.uuid)!.id, name: 'B once more' } });
+    await syncOnce(a, ta);
+    await syncOnce(b, tb);
+    await b.console['pois.update']({ clientId, fields: { poi: rowOn(b, poi.uuid)!.id, name: 'B later' } });
+    await syncOnce(b, tb);
+    const [third] = await centralConflicts(ta);
+    await resolveConflict(a, ta, third!.id, { keep: 'mine' });
+    const left = await centralConflicts(ta);
+    expect(left.map((c) => [c.mine, c.theirs, c.other_device])).toEqual([['A once more', 'B later', deviceId(tb)]]);
+  });
+
   it("refuses (403, not 500) a push naming another client's row with its uuid in capitals", async () => {
     const { a, clientId, ta } = await pair();
     const poi = await add(a, clientId);

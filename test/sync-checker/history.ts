@@ -489,6 +489,7 @@ class Run {
    */
   private async resolveAll(): Promise<void> {
     const expected = new Map<string, { value: Value; id: number; fields?: Record<string, Value> }>();
+    const resolvedWrites: Array<{ key: string; field: string; value: Value; desktop: number }> = [];
     for (let guard = 0; guard < 50; guard++) {
       const open = await centralConflicts(this.desktops[0]!.target).catch(() => []);
       if (open.length === 0) break;
@@ -502,7 +503,9 @@ class Run {
       // The side that was on the central before: written by the desktop whose write holds that value.
       const theirsField = c.field ?? comparedOf(key)[0]!;
       const theirValue = c.theirs === 'deleted' ? ABSENT : c.field === null ? normal(theirsField, (c.theirs as Record<string, unknown>)[theirsField]) : normal(theirsField, c.theirs);
-      const writer = this.oracle.writes.findLast((w) => w.key === key && w.field === theirsField && sameValue(w.value, theirValue));
+      // A value a resolution wrote is the resolver's on the central, whoever first wrote it.
+      const matches = (w: { key: string; field: string; value: Value }): boolean => w.key === key && w.field === theirsField && sameValue(w.value, theirValue);
+      const writer = resolvedWrites.findLast(matches) ?? this.oracle.writes.findLast(matches);
       const candidates = [pusher, writer === undefined ? undefined : this.desktops[writer.desktop]].filter((d): d is Desktop => d !== undefined && this.has(d));
       const keepMine = (c.id + this.step) % 2 === 0;
       let resolver = candidates[(c.id + this.counter) % Math.max(candidates.length, 1)];
@@ -518,6 +521,7 @@ class Run {
         keptSide = keepMine ? c.mine : c.theirs;
         choice = { keep: keepMine ? 'pushed' : 'earlier' };
       }
+      const holdsBefore = c.field === null ? undefined : valueIn(await centralState(this.world.pool, this.clientId), key, c.field);
       try {
         this.world.proxies[resolver.i]!.set({ kind: 'pass' });
         await resolveConflict(resolver.core, resolver.target, c.id, choice);
@@ -525,6 +529,8 @@ class Run {
         this.violations.push(`resolving conflict ${c.id} (${key} ${c.field ?? 'edit against delete'}) from desktop ${resolver.i} failed: ${error instanceof Error ? error.message : String(error)}`);
         return;
       }
+      // Only a value the resolution changed becomes the resolver's (one already there keeps its writer).
+      if (c.field !== null && !sameValue(holdsBefore, normal(c.field, keptSide))) resolvedWrites.push({ key, field: c.field, value: normal(c.field, keptSide), desktop: resolver.i });
       // A category's deletion is followed as a flag.
       if (c.entity === 'category' && c.field === 'deleted_at') expected.set(`${key} deleted`, { value: keptSide === null ? 0 : 1, id: c.id });
       else if (c.field !== null) expected.set(`${key} ${c.field}`, { value: normal(c.field, keptSide), id: c.id });

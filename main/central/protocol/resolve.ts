@@ -35,7 +35,8 @@ const editSide = z.record(z.string(), fieldValue);
  *
  * A field keeps the chosen side or value. When the field changed again since the conflict (a
  * later edit, made by someone who saw the central's choice), the chosen value is still written,
- * and that later value is recorded in a new conflict, so it stays in view. An edit against a
+ * and that later value, unless the resolving device wrote it, is recorded in a new conflict, so it
+ * stays in view. An edit against a
  * delete keeps the delete (the row deleted) or the edit (the row back under its uuid, with the
  * edit's values over its last ones). A clash renames one row (checked by the field's rule and
  * against the other rows) or merges the two (the dropped row's references move to the kept one,
@@ -100,7 +101,9 @@ export function resolveOnCentral(pool: Pool, device: Device, id: number, resolut
       if (row.deleted) {
         // Deleted since: nothing to set. A delete against an edit is its own conflict.
       } else if (!sameValue(current, normal)) {
-        if (!sameValue(current, left)) later.push({ kind: 'field', entity: c.entity, uuid: c.entity_uuid, field, base: left, mine: normal, theirs: current, other_device: writerOf(row, field), other_uuid: null });
+        // A later value the resolving device wrote itself (its own edit, or its own earlier resolution) is
+        // overridden knowingly, as its own edits are: only someone else's stays in view as a conflict.
+        if (!sameValue(current, left) && writerOf(row, field) !== device.id) later.push({ kind: 'field', entity: c.entity, uuid: c.entity_uuid, field, base: left, mine: normal, theirs: current, other_device: writerOf(row, field), other_uuid: null });
         write(row, { [field]: normal });
       }
     }
