@@ -64,8 +64,12 @@ const uuidRule = z.string().regex(UUID, 'must be a UUID in lower case');
 const timeRule = z.number().int('must be whole milliseconds').min(0, 'must be a time after 1970').max(8.64e15, 'must be a valid time');
 const flagRule = z.union([z.literal(0), z.literal(1)], 'must be 0 or 1');
 
-/** A category as sync names it: a client category's UUID, or `system:N` for the built-in ones. */
-export const categoryRef = z.union([uuidRule, z.string().regex(/^system:\d{1,6}$/, 'must be a category UUID or system:N')]);
+/**
+ * A category as sync names it: a client category's UUID, or `system:N` for the built-in ones. One
+ * pattern, not a union of two rules: every pulled POI's categories pass here, and a union's
+ * failed first branch cost four times the match.
+ */
+export const categoryRef = z.string().regex(new RegExp(`^(?:system:\\d{1,6}|${UUID.source.slice(1, -1)})$`), 'must be a category UUID or system:N');
 export type CategoryRef = z.infer<typeof categoryRef>;
 
 
@@ -187,7 +191,10 @@ export type FieldValue = string | number | string[] | null;
 /** What a field's value must be, or why it is not: the API's rule, and the field's kind. */
 export function fieldProblem(entity: SyncedEntity, name: string, value: FieldValue | undefined): string | undefined {
   const field = fieldOf(entity, name);
-  if (!field) return `${entity} has no synced field ${name}`;
+  return field ? valueProblem(field, value) : `${entity} has no synced field ${name}`;
+}
+
+function valueProblem(field: SyncField, value: FieldValue | undefined): string | undefined {
   if (value === null || value === undefined) return field.required ? 'must not be empty' : undefined;
   // PostgreSQL keeps no NUL in text: refused here, by the rule, not by the database with a 500.
   if (typeof value === 'string' && value.includes('\u0000')) return 'must not contain the NUL character';
@@ -197,8 +204,9 @@ export function fieldProblem(entity: SyncedEntity, name: string, value: FieldVal
 
 /** The first field of a whole live row that breaks a rule, or undefined when the row is valid. */
 export function rowProblem(entity: SyncedEntity, fields: Readonly<Record<string, FieldValue | undefined>>): { field: string; message: string } | undefined {
+  // Every pulled row passes here: the fields in hand, not looked up by name one by one.
   for (const f of entityOf(entity).fields) {
-    const message = fieldProblem(entity, f.name, fields[f.name]);
+    const message = valueProblem(f, fields[f.name]);
     if (message) return { field: f.name, message };
   }
   return undefined;

@@ -33,8 +33,9 @@ export function registerChangeFunctions(db: Database, now: () => number, actor: 
     return a?.kind === 'member' || a?.kind === 'import' ? a.id : null;
   });
   db.function('change_undoes', { deterministic: false }, () => actor()?.undoes ?? null);
-  // Sync's operation id (migration 014): a restored file hands out seqs again, never these.
-  db.function('change_op_id', { deterministic: false }, () => newUuid());
+  // Sync's operation id (migration 014): a restored file hands out seqs again, never these. A change
+  // a pull applied is never pushed (the outbox skips the sync actor's): it needs none.
+  db.function('change_op_id', { deterministic: false }, () => (actor()?.kind === 'sync' ? null : newUuid()));
   // A password hash in the log (migration 014): its fingerprint, never the hash.
   db.function('change_fingerprint', { deterministic: true }, (value: unknown) => fingerprint(String(value)));
 }
