@@ -27,6 +27,8 @@ export type Action =
   | { kind: 'add'; d: number; set: Settable[] }
   | { kind: 'update'; d: number; pick: number; set: Settable[]; empty: Emptiable[] }
   | { kind: 'delete'; d: number; pick: number }
+  /** Fills in what the POI lacks (its empty fields, some of them): an edit no other field of the row sees. */
+  | { kind: 'fill'; d: number; pick: number; some: number }
   | { kind: 'undo'; d: number; pick: number }
   | { kind: 'import'; d: number; n: number }
   | { kind: 'register'; d: number; name: number; mail: number }
@@ -52,6 +54,7 @@ const ALL: ReadonlyArray<{ weight: number; arbitrary: fc.Arbitrary<Action> }> = 
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), d, set: settable }) },
   { weight: 10, arbitrary: fc.record({ kind: fc.constant('update' as const), d, pick, set: fc.subarray([...SETTABLE]), empty: fc.subarray([...EMPTIABLE], { maxLength: 3 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('delete' as const), d, pick }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('fill' as const), d, pick, some: fc.nat(127) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('undo' as const), d, pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('import' as const), d, n: fc.integer({ min: 1, max: 5 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('register' as const), d, name: fc.nat(USERNAMES.length - 1), mail: fc.nat(EMAILS.length - 1) }) },
@@ -76,7 +79,7 @@ const ALL: ReadonlyArray<{ weight: number; arbitrary: fc.Arbitrary<Action> }> = 
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('attack' as const), how: fc.constantFrom(...ATTACKS), d }) },
 ];
 
-export const ACTION_KINDS = ['add', 'update', 'delete', 'undo', 'import', 'register', 'password', 'category', 'rename', 'backup', 'restore', 'sync', 'policy', 'attack'] as const satisfies ReadonlyArray<Action['kind']>;
+export const ACTION_KINDS = ['add', 'update', 'delete', 'fill', 'undo', 'import', 'register', 'password', 'category', 'rename', 'backup', 'restore', 'sync', 'policy', 'attack'] as const satisfies ReadonlyArray<Action['kind']>;
 
 export interface HistoryOptions {
   maxActions?: number;

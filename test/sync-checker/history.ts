@@ -14,7 +14,7 @@ import type { ConflictReply, PushedChange } from '../../shared/sync.js';
 import { addPoiInput } from '../../shared/schemas/pois.js';
 import { POI_FIELDS } from '../../shared/poi-fields.js';
 import { openCore, type OpenCore } from '../support/core.js';
-import { CATEGORY_NAMES, EMAILS, USERNAMES, type Action, type Attack, type History, type Settable } from './actions.js';
+import { CATEGORY_NAMES, EMAILS, EMPTIABLE, USERNAMES, type Action, type Attack, type History, type Settable } from './actions.js';
 import { Oracle, type ConflictValues } from './oracle.js';
 import { ABSENT, centralState, comparedOf, desktopState, differences, keyOf, sameValue, show, valueIn, type State, type Value } from './state.js';
 import type { World } from './world.js';
@@ -209,6 +209,18 @@ class Run {
         for (const f of a.empty) fields[f === 'description' ? 'desc' : f] = null;
         if (Object.keys(fields).length === 0) return;
         await c('pois.update', { clientId, fields: { poi: chosen(ids, a.pick), ...fields, geocode: false } });
+        return;
+      }
+      case 'fill': {
+        const ids = poiIds();
+        if (ids.length === 0) return;
+        const id = chosen(ids, a.pick);
+        const row = d.core.db.prepare<[number], Record<string, unknown>>('SELECT * FROM pois WHERE id = ?').get(id)!;
+        const empty = EMPTIABLE.filter((f) => row[f] === null);
+        // A non-empty subset of the empty fields, chosen by the bits of `some`.
+        const filled = empty.filter((_, i) => ((a.some >> i) & 1) === 1 || i === a.some % empty.length);
+        if (filled.length === 0) return;
+        await c('pois.update', { clientId, fields: { poi: id, ...this.poiFields(d, filled), geocode: false } });
         return;
       }
       case 'delete': {

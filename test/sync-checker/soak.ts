@@ -5,7 +5,7 @@ import { runHistory } from './history.js';
 import { startWorld } from './world.js';
 
 /**
- * `npm run soak -- --histories N [--seed S [--path P]] [--max-actions M] [--without restore,attack]`:
+ * `npm run soak -- --histories N [--seed S [--path P]] [--max-actions M] [--without restore,attack] [--no-shrink]`:
  * the sync checker's long run (CI runs 40 histories, test/central/sync-checker.test.ts). Prints
  * its seed first, progress as it goes, and on a failure the seed and path that replay it.
  */
@@ -17,6 +17,8 @@ const { values } = parseArgs({
     'max-actions': { type: 'string', default: '40' },
     without: { type: 'string', default: '' },
     survey: { type: 'boolean', default: false },
+    // The failing history as generated, not shrunk: a shrunk one may show another, smaller violation.
+    'no-shrink': { type: 'boolean', default: false },
   },
 });
 const without = values.without.split(',').filter((k) => k !== '');
@@ -45,13 +47,27 @@ const KINDS: ReadonlyArray<[string, RegExp]> = [
   ['resolving made new conflicts', /conflicts open \(resolving made new ones/],
   ['a refused action changed data', /a refused .* changed data/],
 ];
+/** A violation's kind; a lost write is told apart by what came before it (the findings of issue 24 it would be). */
+function classify(violation: string, h: History): string {
+  const v = violation.replace(/^(step \d+|after the history|after resolving): /, '');
+  const lost = /^lost write #\d+ \(step (\d+), desktop (\d+)\)/.exec(v);
+  if (lost && !/registered_at/.test(v)) {
+    // Steps count from 1, one per action: the write was action step - 1.
+    const [step, desktop] = [Number(lost[1]), Number(lost[2])];
+    const restoredBefore = h.actions.slice(0, step - 1).some((a) => a.kind === 'restore' && a.d % h.desktops === desktop);
+    if (restoredBefore) return 'a write made after a restore of its desktop lost';
+    if (/everywhere it is \(absent\)/.test(v)) return 'an edit lost to a delete, with no conflict';
+  }
+  return KINDS.find(([, re]) => re.test(v))?.[0] ?? 'other';
+}
+
 const kinds = new Map<string, { count: number; first: number; example: string; actions: string }>();
 function survey(index: number, h: History, violations: readonly string[]): void {
-  const found = new Set(violations.map((v) => KINDS.find(([, re]) => re.test(v.replace(/^(step \d+|after the history|after resolving): /, '')))?.[0] ?? 'other'));
-  for (const kind of found) {
+  const classified = violations.map((v) => [classify(v, h), v] as const);
+  for (const kind of new Set(classified.map(([k]) => k))) {
     const seen = kinds.get(kind);
     if (seen) seen.count++;
-    else kinds.set(kind, { count: 1, first: index, example: violations.find((v) => (KINDS.find(([k]) => k === kind)?.[1] ?? /./).test(v.replace(/^(step \d+|after the history|after resolving): /, ''))) ?? violations[0]!, actions: [...new Set(h.actions.map((a) => a.kind))].join(',') });
+    else kinds.set(kind, { count: 1, first: index, example: classified.find(([k]) => k === kind)![1], actions: [...new Set(h.actions.map((a) => a.kind))].join(',') });
   }
 }
 
@@ -75,7 +91,7 @@ try {
       }
       if (outcome.violations.length > 0) throw new Error(outcome.violations.slice(0, 12).join('\n'));
     }),
-    { numRuns: histories, seed, ...(values.path ? { path: values.path } : {}) },
+    { numRuns: histories, seed, ...(values.path ? { path: values.path } : {}), endOnFailure: values['no-shrink'] },
   );
   const seconds = (performance.now() - started) / 1000;
   console.log(`soak: ${done} histories run in ${seconds.toFixed(0)} s (${totals.steps} steps, ${totals.writes} writes followed, ${totals.syncs} syncs, ${totals.conflicts} conflicts recorded)`);
