@@ -562,6 +562,8 @@ class Run {
         if (want.value !== ABSENT && !present) this.violations.push(`conflict ${want.id}: the edit was kept, yet ${key} is deleted everywhere`);
         continue;
       }
+      // A field of a row whose delete was kept (in its own conflict) has nothing left to hold.
+      if (!central.has(key) && expected.get(`${key} *`)?.value === ABSENT) continue;
       const now = valueIn(central, key, field);
       if (!sameValue(now, want.value)) this.violations.push(`conflict ${want.id}: ${key} ${field} was resolved to ${show(want.value)} by keeping one side, yet everywhere it is ${show(now)}`);
     }

@@ -97,7 +97,7 @@ try {
   console.log(`soak: ${done} histories run in ${seconds.toFixed(0)} s (${totals.steps} steps, ${totals.writes} writes followed, ${totals.syncs} syncs, ${totals.conflicts} conflicts recorded)`);
   if (values.survey) {
     console.log(`soak: ${kinds.size} kinds of violation`);
-    for (const [kind, k] of [...kinds].sort((a, b) => b[1].count - a[1].count)) console.log(`- ${kind}: in ${k.count} histories, first in history ${k.first} (--seed ${seed} --path ${k.first}; actions ${k.actions}):\n  ${k.example}`);
+    for (const [kind, k] of [...kinds].sort((a, b) => b[1].count - a[1].count)) console.log(`- ${kind}: in ${k.count} histories, first in history ${k.first} (--seed=${seed} --path ${k.first}; actions ${k.actions}):\n  ${k.example}`);
     if (kinds.size > 0) process.exitCode = 1;
   } else if (result.failed) {
     console.log(fc.defaultReportMessage(result));
