@@ -105,8 +105,11 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
   state.write({ clientId: hello.client_id, url: target.url, device: hello.device });
   if (hello.mark) {
     if (core.sync.opAt(hello.device, hello.mark.seq) !== hello.mark.op) {
-      report.restored = true;
-      state.write({ resync: true });
+      // The seq may hold a row a pull applied since: handled once, the same mark is no new restore.
+      if (point.restoreSeen !== hello.mark.op) {
+        report.restored = true;
+        state.write({ resync: true, restoreSeen: hello.mark.op });
+      }
     } else if (point.pushed < hello.mark.seq) {
       // The central applied up to there and its answer was lost: nothing before it needs sending again.
       state.write({ pushed: hello.mark.seq });

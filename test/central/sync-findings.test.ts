@@ -87,6 +87,20 @@ describe.skipIf(missing !== undefined)('sync: the findings of issue 24', () => {
     expect(rowOn(a, poi.uuid)).toMatchObject({ description: 'after the restore', phone: '+1 111' });
   });
 
+  it('handles a restore once: the sync after the one that found it is no restore, and receives nothing', async () => {
+    const { a, clientId, ta } = await pair();
+    const backup = (await a.console['backups.create']({})) as { name: string };
+    const poi = await add(a, clientId);
+    await syncOnce(a, ta);
+    await a.console['backups.restore']({ name: backup.name });
+    const found = await syncOnce(a, ta);
+    expect(found).toMatchObject({ restored: true, pulled: 1, pushed: 0 });
+    expect(rowOn(a, poi.uuid)?.name).toBe('Kiosk');
+    // Before: the central's mark still named the change the restore took; the row pulled back at
+    // its seq was taken for another restore, and every sync asked for the desktop's own rows again.
+    expect(await syncOnce(a, ta)).toMatchObject({ restored: false, pulled: 0 });
+  });
+
   it("2. refuses a device that names another device's operations (403), and the victim's changes still apply", async () => {
     const { a, clientId, ta } = await pair();
     const poi = await add(a, clientId);

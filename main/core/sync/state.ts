@@ -28,9 +28,14 @@ export interface SyncPoint {
    * applied from it): its pulls ask for its own rows too, until one has run to the end.
    */
   resync: boolean;
+  /**
+   * The central's mark (an operation id) this desktop found missing from its log and handled as a
+   * restore. Until its next push moves the mark, the central gives the same one: no new restore.
+   */
+  restoreSeen: string | null;
 }
 
-const DEFAULTS: SyncPoint = { url: null, clientId: null, device: null, pushed: 0, snapshotSent: false, snapshotId: null, snapshotAt: null, cursor: 0, lastSync: 0, resync: false };
+const DEFAULTS: SyncPoint = { url: null, clientId: null, device: null, pushed: 0, snapshotSent: false, snapshotId: null, snapshotAt: null, cursor: 0, lastSync: 0, resync: false, restoreSeen: null };
 
 export class SyncState {
   private readonly all: Statement<[], { key: string; value: string }>;
