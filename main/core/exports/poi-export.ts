@@ -4,6 +4,7 @@ import type { ExportFormat } from '../../../shared/exports.js';
 import { POI_FIELDS } from '../../../shared/poi-fields.js';
 import type { PoiReply } from '../../../shared/wire.js';
 import type { Services } from '../services.js';
+import { guardCell, QUOTE_ALSO } from './csv-cells.js';
 
 export { EXPORT_FORMATS, type ExportFormat } from '../../../shared/exports.js';
 
@@ -15,22 +16,15 @@ const PAGE = 1_000;
 /** The CSV's columns: the API's reply names, with categories as ids and as names. */
 export const CSV_COLUMNS = ['id', 'uuid', ...POI_FIELDS.map((f) => f.reply), 'categories', 'category_names', 'registertime', 'last_update'] as const;
 
-/**
- * A text cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return
- * first) gets a leading apostrophe, as OWASP advises: shown as typed, never evaluated. The
- * import takes the apostrophe off again. Numbers are written as numbers.
- */
-export const FORMULA_START = /^[=+\-@\t\r]/;
-const inert = (text: string): string => (FORMULA_START.test(text) ? `'${text}` : text);
-
 function csvRow(p: PoiReply): string[] {
-  const cell = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'number' ? String(v) : inert(String(v)));
+  // Numbers are written as numbers; text through the formula guard (csv-cells.ts).
+  const cell = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'number' ? String(v) : guardCell(String(v)));
   const record: Record<(typeof CSV_COLUMNS)[number], string> = {
     id: String(p.id),
     uuid: p.uuid,
     ...(Object.fromEntries(POI_FIELDS.map((f) => [f.reply, cell(p[f.reply])])) as Record<(typeof POI_FIELDS)[number]['reply'], string>),
     categories: p.categories.map((c) => c.Id).join(';'),
-    category_names: inert(p.categories.map((c) => c.Description).join(';')),
+    category_names: guardCell(p.categories.map((c) => c.Description).join(';')),
     registertime: p.registertime,
     last_update: p.last_update,
   };
@@ -57,7 +51,7 @@ export async function* exportPois(s: Pick<Services, 'store' | 'pois' | 'read'>, 
     const replies = s.read(() => s.pois.replies(s.store.where(clientId, { after, limit: PAGE })));
     if (replies.length === 0) break;
     after = replies[replies.length - 1]!.id;
-    if (format === 'csv') yield stringify(replies.map(csvRow), { record_delimiter: 'windows' });
+    if (format === 'csv') yield stringify(replies.map(csvRow), { record_delimiter: 'windows', quoted_match: QUOTE_ALSO });
     else {
       yield `${first ? '' : ',\n'}${replies.map(feature).join(',\n')}`;
       first = false;

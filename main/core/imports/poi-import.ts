@@ -31,16 +31,13 @@ const BATCH = 1_000;
 /** A report lists at most this many refusals (and counts the rest). */
 const MAX_LISTED = 1_000;
 
-const FORMULA_ESCAPED = /^'[=+\-@\t\r]/;
-
-/** A cell as the export wrote it: the apostrophe that kept a formula inert comes off. */
 type Cell = string | number | null | string[] | undefined;
 
 const textOf = (v: Cell): string | undefined => {
   if (v === null || v === undefined || Array.isArray(v)) return undefined;
   const s = String(v);
   if (s === '') return undefined;
-  return FORMULA_ESCAPED.test(s) ? s.slice(1) : s;
+  return s;
 };
 const numberOf = (v: Cell): number | undefined =>
   typeof v === 'number' ? v : v === null || v === undefined || Array.isArray(v) || v.trim() === '' ? undefined : Number(v.trim());

@@ -6,6 +6,7 @@ import { Transform, type Readable } from 'node:stream';
 import type { ExportFormat } from '../../../shared/exports.js';
 import { ServiceError } from '../errors.js';
 import { mapHeader, targetOf, type Target } from '../../../shared/import-columns.js';
+import { unguardCell } from '../exports/csv-cells.js';
 
 /** One row of a CSV or one feature of a GeoJSON file, by the field it feeds, with where it came from. */
 export interface ImportRecord {
@@ -78,7 +79,8 @@ async function* csvRecords(source: Readable, onHeader: (ignored: string[]) => vo
       const values: ImportRecord['values'] = {};
       record.forEach((cell, i) => {
         const target = mapping![i];
-        if (target !== undefined) values[target] = cell;
+        // The apostrophe of the export's formula guard comes off (a CSV's cells only: GeoJSON has none).
+        if (target !== undefined) values[target] = unguardCell(cell);
       });
       yield { where: `line ${info.lines}`, values };
     }
