@@ -99,6 +99,16 @@ describe('importing POIs', () => {
     expect(history[0]).toMatchObject({ op: 'create', actor: { kind: 'import', id: report.importId } });
   });
 
+  it('reads numbers in decimal only: hexadecimal, binary, octal, separators and Infinity are refused by line', async () => {
+    const target = core.clients.create({ name: 'Numbers' }).client_id;
+    const odd = ['0x1A', '0b101', '0o17', '1_000', 'Infinity', '"41,5"'];
+    const csv = ['name,lat,lng,elevation,categories', 'Decimal,-4.25e1,+2.,.5,7', ...odd.map((v, i) => `Odd ${i},40,2,${v},7`)].join('\n');
+    const report = await core.importPois(target, from(csv), 'csv');
+    // Before: 0x1A, 0b101 and 0o17 went in as 26, 5 and 15.
+    expect(report.refused.map((r) => [r.where, r.reason])).toEqual(odd.map((_, i) => [`line ${i + 3}`, 'elevation must be a decimal number']));
+    expect((await all(target)).map((p) => [p.latitude, p.longitude, p.elevation])).toEqual([[-42.5, 2, 0.5]]);
+  });
+
   it('reads positions as lat/lng, latitude/longitude, lon and x/y; a dry run writes nothing', async () => {
     const target = core.clients.create({ name: 'Columns' }).client_id;
     const csv = 'Name,Y,X,Category_IDs,Ignored column\r\nXY,41.5,2.5,7,whatever\r\n';

@@ -39,8 +39,14 @@ const textOf = (v: Cell): string | undefined => {
   if (s === '') return undefined;
   return s;
 };
-const numberOf = (v: Cell): number | undefined =>
-  typeof v === 'number' ? v : v === null || v === undefined || Array.isArray(v) || v.trim() === '' ? undefined : Number(v.trim());
+/** A number as people write one in a file: decimal, with an optional exponent (not 0x1A, 0b101, 1_000 or Infinity, which Number() takes). */
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const numberOf = (v: Cell): number | undefined => {
+  if (typeof v === 'number') return v;
+  if (v === null || v === undefined || Array.isArray(v) || v.trim() === '') return undefined;
+  // NaN: the field's rule refuses it, naming the field ("must be a decimal number").
+  return DECIMAL.test(v.trim()) ? Number(v.trim()) : Number.NaN;
+};
 
 const describe = (error: z.ZodError): string => error.issues.map((i) => `${i.path.join('.') || 'row'} ${i.message}`).join('; ');
 
