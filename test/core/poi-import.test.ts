@@ -109,6 +109,30 @@ describe('importing POIs', () => {
     expect((await all(target)).map((p) => [p.latitude, p.longitude, p.elevation])).toEqual([[-42.5, 2, 0.5]]);
   });
 
+  it("creates categories by the API's rules only, and checks all of a row's before creating any", async () => {
+    const target = core.clients.create({ name: 'Category rules' }).client_id;
+    const before = core.categories.list(target, true).length;
+    const many = Array.from({ length: 3_000 }, (_, i) => `New ${i}`).join(';');
+    const csv = ['name,lat,lng,category_names', `Too long,40,2,${'x'.repeat(101)}`, `Too many,40,2,"${many}"`, 'Fine,40,2,Kiosks;kiosks'].join('\n');
+    const report = await core.importPois(target, from(csv), 'csv', { createCategories: true });
+    // Before: the 101-character name was created, and all 3,000 were created before the row was refused.
+    expect(report.refused.map((r) => r.where)).toEqual(['line 2', 'line 3']);
+    expect(report.refused[0]!.reason).toContain('must be at most 100 characters');
+    expect(report.refused[0]!.reason.length).toBeLessThan(200);
+    expect(report.refused[1]!.reason).toContain('at most 50 categories');
+    expect(report.createdCategories).toEqual(['Kiosks']);
+    expect(core.categories.list(target, true).length).toBe(before + 1);
+  });
+
+  it('lets two imports at once that name the same new category both go in, with one category', async () => {
+    const target = core.clients.create({ name: 'Two at once' }).client_id;
+    // Before: one of the two answered ALREADY_EXISTS after part of its rows went in.
+    const rows = (tag: string): string => ['name,lat,lng,category_names', ...Array.from({ length: 3_000 }, (_, i) => `${tag} ${i},${40 + i / 1e4},2,Shared new`)].join('\n');
+    const both = await Promise.all([core.importPois(target, from(rows('A')), 'csv', { createCategories: true }), core.importPois(target, from(rows('B')), 'csv', { createCategories: true })]);
+    expect(both.map((r) => [r.added, r.refused.length])).toEqual([[3_000, 0], [3_000, 0]]);
+    expect(core.categories.list(target, true).filter((c) => c.Description === 'Shared new')).toHaveLength(1);
+  });
+
   it('reads positions as lat/lng, latitude/longitude, lon and x/y; a dry run writes nothing', async () => {
     const target = core.clients.create({ name: 'Columns' }).client_id;
     const csv = 'Name,Y,X,Category_IDs,Ignored column\r\nXY,41.5,2.5,7,whatever\r\n';

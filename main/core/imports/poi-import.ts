@@ -4,7 +4,7 @@ import type { ExportFormat, ImportReport } from '../../../shared/exports.js';
 
 export type { ImportReport };
 import { NUMBER_FIELDS, OPTIONAL_TEXT_FIELDS } from '../../../shared/poi-fields.js';
-import { addPoiInput, updatePoiInput, type ValidAddPoi } from '../../../shared/schemas/pois.js';
+import { addPoiInput, categoryDescription, MAX_CATEGORIES_PER_POI, updatePoiInput, type ValidAddPoi } from '../../../shared/schemas/pois.js';
 import { foldText } from '../../../shared/text-fold.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../services.js';
@@ -47,6 +47,9 @@ const numberOf = (v: Cell): number | undefined => {
   // NaN: the field's rule refuses it, naming the field ("must be a decimal number").
   return DECIMAL.test(v.trim()) ? Number(v.trim()) : Number.NaN;
 };
+
+/** A value as a refusal quotes it: a 1 MB cell is not echoed whole. */
+const shown = (text: string): string => (text.length > 60 ? `${text.slice(0, 57)}...` : text);
 
 const describe = (error: z.ZodError): string => error.issues.map((i) => `${i.path.join('.') || 'row'} ${i.message}`).join('; ');
 
@@ -91,25 +94,45 @@ export async function importPois(s: Services, clientId: string, source: Readable
     const names = Array.isArray(given) ? given : textOf(given)?.split(/[;|]/);
     const listed = textOf(r.values.categories);
     // Names travel between databases (a client's own categories have other ids elsewhere); ids are the fallback.
-    const tokens = (names ?? listed?.split(/[;|,]/) ?? []).map((t) => t.trim()).filter(Boolean);
+    const tokens = [...new Set((names ?? listed?.split(/[;|,]/) ?? []).map((t) => t.trim()).filter(Boolean))];
+    // Every category of the row is checked, by the API's rules, before any is created: a row
+    // refused leaves no category behind.
+    if (tokens.length > MAX_CATEGORIES_PER_POI) return `categories must list at most ${MAX_CATEGORIES_PER_POI} categories (this row names ${tokens.length})`;
     const ids: number[] = [];
+    // Folded, as names are matched: "Café" and "cafe" are one category to create.
+    const missing = new Map<string, string>();
     for (const token of tokens) {
-      if (names === undefined && /^\d+$/.test(token)) {
-        ids.push(Number(token));
-        continue;
+      if (names === undefined && /^\d+$/.test(token)) ids.push(Number(token));
+      else {
+        const id = byName.get(foldText(token));
+        if (id !== undefined) ids.push(id);
+        else {
+          const rule = categoryDescription.safeParse(token);
+          if (!rule.success) return `category "${shown(token)}" ${rule.error.issues[0]?.message ?? 'is not valid'}`;
+          if (!options.createCategories) return `category "${shown(token)}" does not exist in this client (import with categories created to add it)`;
+          if (!missing.has(foldText(token))) missing.set(foldText(token), token);
+        }
       }
-      let id = byName.get(foldText(token));
-      if (id === undefined) {
-        if (!options.createCategories) return `category "${token}" does not exist in this client (import with categories created to add it)`;
-        if (options.dryRun) id = -(byName.size + 1);
-        else id = s.categories.add(clientId, { desc: token }, actor).Id;
-        byName.set(foldText(token), id);
-        known.add(id);
-        report.createdCategories.push(token);
-      }
+    }
+    for (const [folded, token] of missing) {
+      const id = options.dryRun ? -(byName.size + 1) : createCategory(token);
+      byName.set(folded, id);
+      known.add(id);
+      report.createdCategories.push(token);
       ids.push(id);
     }
     return ids;
+  };
+  /** A category made by this import, or the one another import (or a person) made meanwhile under the same name. */
+  const createCategory = (name: string): number => {
+    try {
+      return s.categories.add(clientId, { desc: name }, actor).Id;
+    } catch (error) {
+      if (!(error instanceof ServiceError && error.code === 'ALREADY_EXISTS')) throw error;
+      const made = s.categories.list(clientId, true).find((c) => foldText(c.Description) === foldText(name));
+      if (!made) throw error;
+      return made.Id;
+    }
   };
 
   const pending: ValidAddPoi[] = [];
