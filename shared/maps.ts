@@ -51,6 +51,13 @@ export interface MapPackage {
 /** Several packages can be drawn at once, in list order, over the bundled overview. */
 export const MAX_PACKAGE_BYTES = 8 * 1024 ** 3;
 export const MAX_PACKAGE_NAME = 100;
+/**
+ * The most one tile of a package may hold as stored, and once inflated (a gzipped vector tile):
+ * real tiles hold a few hundred KiB; a package whose tile is bigger is refused, not read whole
+ * (a 2 MB file's tile could inflate to 1 GiB).
+ */
+export const MAX_TILE_BYTES = 8 * 1024 ** 2;
+export const MAX_INFLATED_TILE_BYTES = 32 * 1024 ** 2;
 
 /** Which schema a set of vector layers follows: by layers only that schema names. */
 export function vectorSchema(layers: readonly string[]): VectorSchema {

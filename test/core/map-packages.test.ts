@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeMbtiles, writePmtiles } from '../../main/build/map-package-writer.js';
 import { buildSampleMap } from '../../main/build/sample-map.js';
 import { vectorLayers } from '../../main/core/maps/tile-bytes.js';
+import { MAX_INFLATED_TILE_BYTES, MAX_TILE_BYTES } from '../../shared/maps.js';
 import { rasterTiles, solidPng, streetsAround, tileAt, tilesAround, vectorTiles } from '../support/map-fixtures.js';
 import { testCore, type TestCore } from '../support/core.js';
 
@@ -74,6 +75,17 @@ describe('map packages: import', () => {
     expect(vectorLayers(tile!.bytes).sort()).toEqual(['road', 'road_label', 'water']);
   });
 
+  it('refuses to serve one tile that inflates past the limit, and serves the others', async () => {
+    const file = join(dir, 'one-bomb.mbtiles');
+    const tiles = vectorTiles(streetsAround(LNG, LAT), tilesAround(LNG, LAT, 14, 14));
+    writeMbtiles(file, { format: 'pbf', name: 'one bomb', tiles: [...tiles.map((t) => ({ ...t, data: gzipSync(t.data) })), { z: 3, x: 3, y: 3, data: gzipSync(Buffer.alloc(MAX_INFLATED_TILE_BYTES + 1)) }] });
+    const pkg = await core.maps.importFile(file);
+    // Before: the tile came back as 33 MiB of inflated bytes (three at once took the app down).
+    await expect(core.maps.tile(pkg.id, 3, 3, 3)).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT', message: expect.stringMatching(/tile 3\/3\/3 .* inflates to more than 32 MiB/) });
+    const { x, y } = tileAt(LNG, LAT, 14);
+    expect(vectorLayers((await core.maps.tile(pkg.id, 14, x, y))!.bytes).sort()).toEqual(['road', 'road_label', 'water']);
+  });
+
   it('imports vector and raster PMTiles archives', async () => {
     const vector = join(dir, 'streets.pmtiles');
     writePmtiles(vector, {
@@ -131,6 +143,17 @@ describe('map packages: refusals change nothing', () => {
       'an MBTiles whose tiles are not images or vector tiles',
       (f) => writeMbtiles(f, { format: 'png', name: 'x', tiles: [{ z: 1, x: 0, y: 0, data: Buffer.from('<html>not a tile</html>') }] }),
       /not PNG, JPEG, WebP or vector tiles/,
+    ],
+    [
+      // Before: inflated whole (gunzip without a limit); a 2 MB file's tile could inflate to 1 GiB.
+      'an MBTiles whose vector tile inflates past the limit',
+      (f) => writeMbtiles(f, { format: 'pbf', name: 'bomb', tiles: [{ z: 1, x: 0, y: 0, data: gzipSync(Buffer.alloc(MAX_INFLATED_TILE_BYTES + 1)) }] }),
+      /inflates to more than 32 MiB/,
+    ],
+    [
+      'an MBTiles whose tile is over the limit as stored',
+      (f) => writeMbtiles(f, { format: 'png', name: 'huge', tiles: [{ z: 1, x: 0, y: 0, data: Buffer.concat([solidPng([1, 2, 3]), Buffer.alloc(MAX_TILE_BYTES)]) }] }),
+      /over the 8 MiB a tile may hold/,
     ],
     [
       'a PMTiles archive of version 2',

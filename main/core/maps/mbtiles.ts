@@ -1,14 +1,20 @@
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
-import { vectorSchema } from '../../../shared/maps.js';
+import { MAX_TILE_BYTES, vectorSchema } from '../../../shared/maps.js';
 import { BadPackage, tileRangeBounds, type ArchiveInfo, type TileArchive } from './archive.js';
 import { inflated, sniffTileFormat, vectorLayers } from './tile-bytes.js';
 
 /** Tiles read to learn a vector package's layers when its metadata does not list them. */
 const SAMPLES = 16;
 
+/** A tile row as read: its bytes (null when over the limit) and its size. */
 interface TileRow {
-  tile_data: Buffer;
+  tile_data: Buffer | null;
+  size: number;
 }
+
+/** A tile's bytes, unless it is over the limit (then only its size: a 200 MB tile is not read whole). */
+const TILE_UNDER_LIMIT = `CASE WHEN length(tile_data) > ${MAX_TILE_BYTES} THEN NULL ELSE tile_data END AS tile_data, length(tile_data) AS size`;
+const tooBig = (size: number): BadPackage => new BadPackage(`a tile holds ${(size / 1024 ** 2).toFixed(0)} MiB, over the ${MAX_TILE_BYTES / 1024 ** 2} MiB a tile may hold`);
 
 const numbers = (text: string | undefined, count: number): number[] | null => {
   const parts = text?.split(',').map(Number);
@@ -27,7 +33,7 @@ export class MbtilesArchive implements TileArchive {
   constructor(file: string, nativeBinding?: string) {
     const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
     try {
-      this.byTile = db.prepare('SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?');
+      this.byTile = db.prepare(`SELECT ${TILE_UNDER_LIMIT} FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?`);
     } catch (error) {
       db.close();
       throw new BadPackage(`not an MBTiles file: ${(error as Error).message}`);
@@ -39,7 +45,11 @@ export class MbtilesArchive implements TileArchive {
     const meta = this.metadata();
     const zooms = this.db.prepare('SELECT min(zoom_level) AS lo, max(zoom_level) AS hi FROM tiles').get() as { lo: number | null; hi: number | null };
     if (zooms.lo === null || zooms.hi === null) throw new BadPackage('the MBTiles file holds no tiles');
-    const samples = (this.db.prepare(`SELECT tile_data FROM tiles WHERE zoom_level = ? AND length(tile_data) > 0 LIMIT ${SAMPLES}`).all(zooms.hi) as TileRow[]).map((r) => r.tile_data);
+    const sampled = this.db.prepare(`SELECT ${TILE_UNDER_LIMIT} FROM tiles WHERE zoom_level = ? AND length(tile_data) > 0 LIMIT ${SAMPLES}`).all(zooms.hi) as TileRow[];
+    const samples = sampled.map((r) => {
+      if (r.tile_data === null) throw tooBig(r.size);
+      return r.tile_data;
+    });
     const format = samples[0] ? sniffTileFormat(samples[0]) : null;
     if (format === null) throw new BadPackage(`its tiles are not PNG, JPEG, WebP or vector tiles (metadata says "${meta.format ?? 'nothing'}")`);
     const layers = format === 'pbf' ? this.layers(meta.json, samples) : [];
@@ -63,7 +73,8 @@ export class MbtilesArchive implements TileArchive {
 
   async tile(z: number, x: number, y: number): Promise<Uint8Array | null> {
     const row = this.byTile.get(z, x, 2 ** z - 1 - y);
-    if (!row || row.tile_data.length === 0) return null;
+    if (!row || row.size === 0) return null;
+    if (row.tile_data === null) throw tooBig(row.size);
     return inflated(row.tile_data);
   }
 

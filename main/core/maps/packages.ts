@@ -177,8 +177,14 @@ export class MapPackages {
     if (x < 0 || y < 0 || x >= 2 ** z || y >= 2 ** z) return null;
     const opened = this.opened(id);
     if (opened === null) return null;
-    const bytes = await opened.archive.tile(z, x, y);
-    return bytes === null ? null : { bytes, contentType: opened.contentType };
+    try {
+      const bytes = await opened.archive.tile(z, x, y);
+      return bytes === null ? null : { bytes, contentType: opened.contentType };
+    } catch (error) {
+      // One broken tile (too big, not inflatable) is refused, saying why; the others are served.
+      if (error instanceof BadPackage) throw new ServiceError('UNSUPPORTED_FORMAT', `tile ${z}/${x}/${y} of this map package cannot be served: ${error.message}`);
+      throw error;
+    }
   }
 
   close(): void {

@@ -1,14 +1,23 @@
 import { VectorTile } from '@mapbox/vector-tile';
 import Pbf from 'pbf';
 import { gunzipSync } from 'node:zlib';
-import type { TileFormat } from '../../../shared/maps.js';
+import { MAX_INFLATED_TILE_BYTES, type TileFormat } from '../../../shared/maps.js';
+import { BadPackage } from './archive.js';
 
 const startsWith = (bytes: Uint8Array, ...prefix: number[]): boolean => prefix.every((b, i) => bytes[i] === b);
 
 export const isGzip = (bytes: Uint8Array): boolean => startsWith(bytes, 0x1f, 0x8b);
 
 /** A vector tile as the page parses it: MBTiles often stores them gzipped, PMTiles' reader already inflated them. */
-export const inflated = (bytes: Uint8Array): Uint8Array => (isGzip(bytes) ? gunzipSync(bytes) : bytes);
+export function inflated(bytes: Uint8Array): Uint8Array {
+  if (!isGzip(bytes)) return bytes;
+  try {
+    return gunzipSync(bytes, { maxOutputLength: MAX_INFLATED_TILE_BYTES });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new BadPackage(`a tile inflates to more than ${MAX_INFLATED_TILE_BYTES / 1024 ** 2} MiB, the most a tile may hold`);
+    throw new BadPackage(`a gzipped tile cannot be inflated: ${(error as Error).message}`);
+  }
+}
 
 /** What a tile holds, from its first bytes (MBTiles' `format` is optional and sometimes wrong). */
 export function sniffTileFormat(bytes: Uint8Array): TileFormat | null {
