@@ -173,6 +173,16 @@ describe('map packages: refusals change nothing', () => {
       },
       /cannot be imported/,
     ],
+    [
+      // Before: accepted; the missing tiles answered 204 and the map was blank where it said the package was shown.
+      'a PMTiles archive holding only its first 60 %',
+      (f) => {
+        writePmtiles(f, { format: 'png', name: 'x', tiles: rasterTiles(tilesAround(LNG, LAT, 10, 12), [4, 5, 6]) });
+        const whole = readFileSync(f);
+        writeFileSync(f, whole.subarray(0, Math.floor(whole.length * 0.6)));
+      },
+      /cut short or damaged: its tile data would end at byte \d+, but the file has \d+ bytes/,
+    ],
   ];
 
   for (const [what, make, message] of refusals) {

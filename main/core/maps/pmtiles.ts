@@ -13,7 +13,7 @@ const FORMATS: Partial<Record<TileType, TileFormat>> = {
 
 /** The archive's bytes from a file descriptor: the `pmtiles` reader asks for ranges. */
 class FileRanges implements Source {
-  private readonly size: number;
+  readonly size: number;
 
   constructor(
     private readonly fd: number,
@@ -43,17 +43,33 @@ class FileRanges implements Source {
 /** A PMTiles v3 archive (https://github.com/protomaps/PMTiles), read with the `pmtiles` package. */
 export class PmtilesArchive implements TileArchive {
   private readonly fd: number;
+  private readonly ranges: FileRanges;
   private readonly reader: PMTiles;
 
   constructor(file: string) {
     this.fd = openSync(file, 'r');
-    this.reader = new PMTiles(new FileRanges(this.fd, file));
+    this.ranges = new FileRanges(this.fd, file);
+    this.reader = new PMTiles(this.ranges);
   }
 
   async info(): Promise<ArchiveInfo> {
     const header = await this.reader.getHeader().catch((error: unknown) => {
       throw new BadPackage(`not a PMTiles archive: ${(error as Error).message}`);
     });
+    // A file cut short reads as an archive whose missing tiles are blank: every section the header
+    // places must lie within the file, or it is refused.
+    const sections: Array<[string, number, number | undefined]> = [
+      ['root directory', header.rootDirectoryOffset, header.rootDirectoryLength],
+      ['metadata', header.jsonMetadataOffset, header.jsonMetadataLength],
+      ['leaf directories', header.leafDirectoryOffset, header.leafDirectoryLength],
+      ['tile data', header.tileDataOffset, header.tileDataLength],
+    ];
+    for (const [what, offset, length] of sections) {
+      const end = offset + (length ?? 0);
+      if (!Number.isSafeInteger(end) || end > this.ranges.size) {
+        throw new BadPackage(`the archive is cut short or damaged: its ${what} would end at byte ${end}, but the file has ${this.ranges.size} bytes`);
+      }
+    }
     const format = FORMATS[header.tileType];
     if (format === undefined) throw new BadPackage(`its tiles are of a kind the map cannot draw (PMTiles tile type ${header.tileType})`);
     const metadata: unknown = await this.reader.getMetadata().catch(() => ({}));
