@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Answer } from '../../shared/contract.js';
 import { ServiceError, validate } from '../core/errors.js';
@@ -25,7 +25,11 @@ interface Ticket {
   clientId: string;
   format: ExportFormat;
   expires: number;
+  /** The console token it was given under, as a hash: a ticket dies with its token. */
+  token: string;
 }
+
+const hashed = (token: string): string => createHash('sha256').update(token).digest('base64url');
 
 /**
  * Browser mode's exports: a download is a page navigation, which sends no header, so the page
@@ -44,7 +48,7 @@ export function mountDownloadRoutes(app: FastifyInstance, options: DownloadRoute
       for (const [key, t] of tickets) if (t.expires <= now) tickets.delete(key);
       if (tickets.size >= MAX_TICKETS) throw new ServiceError('TOO_MANY_REQUESTS', 'too many downloads are waiting to be opened');
       const ticket = randomBytes(24).toString('base64url');
-      tickets.set(ticket, { clientId, format, expires: now + TICKET_MS });
+      tickets.set(ticket, { clientId, format, expires: now + TICKET_MS, token: hashed(options.token()) });
       return reply.send({ ok: true, value: { url: `/console/downloads/${ticket}` } } satisfies Answer<{ url: string }>);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
@@ -57,6 +61,8 @@ export function mountDownloadRoutes(app: FastifyInstance, options: DownloadRoute
     const ticket = tickets.get(req.params.ticket);
     tickets.delete(req.params.ticket);
     if (!ticket || ticket.expires <= Date.now()) throw new ServiceError('NOT_FOUND', 'this download address is used or expired: export again');
+    // A token rotated (because it leaked, say) takes the addresses it gave with it.
+    if (ticket.token !== hashed(options.token())) throw new ServiceError('NOT_FOUND', 'this download address was given under a console token that has changed since: export again');
     // Started before the headers go: an unknown client is a plain 404, not a broken download.
     const stream = await exportStream(options.exportPois(ticket.clientId, ticket.format));
     const stamp = new Date().toISOString().slice(0, 10);

@@ -5,13 +5,15 @@ import { ApiServer } from '../../main/http/server.js';
 import { testCore } from '../support/core.js';
 
 const TOKEN = 'test-console-token-0123456789';
+/** The console token as it is now: a test rotates it. */
+let token = TOKEN;
 const core = testCore();
 const listener = fixedListener(() => ({ enabled: true, port: 1, scope: 'local', state: 'listening', addresses: [], error: null }));
-const server = new ApiServer(core, { port: 0, api: false, console: consoleOptions(core, listener, () => undefined, () => TOKEN) });
+const server = new ApiServer(core, { port: 0, api: false, console: consoleOptions(core, listener, () => undefined, () => token) });
 const { client_id: clientId } = core.clients.create({ name: 'Downloads' });
 let base = '';
 
-const ask = (body: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) =>
+const ask = (body: unknown, headers: Record<string, string> = { authorization: `Bearer ${token}` }) =>
   fetch(`${base}/console/downloads`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
 beforeAll(async () => {
@@ -37,6 +39,21 @@ describe('browser mode: exports as downloads', () => {
     expect(rows.map((row) => row.name)).toEqual(['\'=cmd|"/c calc"!A1']);
     // Used once: a second opening (a shared link, the history) gets nothing.
     expect((await fetch(`${base}${value.url}`)).status).toBe(404);
+  });
+
+  it('takes back the addresses a console token gave when the token is rotated', async () => {
+    const { value } = (await (await ask({ clientId, format: 'csv' })).json()) as { value: { url: string } };
+    token = 'a-rotated-console-token-9876543210';
+    try {
+      // Before: the address still downloaded the client's POIs after the token that gave it was replaced.
+      const file = await fetch(`${base}${value.url}`);
+      expect(file.status).toBe(404);
+      expect(await file.json()).toMatchObject({ message: expect.stringContaining('console token that has changed') });
+      const fresh = (await (await ask({ clientId, format: 'csv' })).json()) as { value: { url: string } };
+      expect((await fetch(`${base}${fresh.value.url}`)).status).toBe(200);
+    } finally {
+      token = TOKEN;
+    }
   });
 
   it('streams GeoJSON too', async () => {
