@@ -1,4 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -283,6 +284,22 @@ describe('restore', () => {
     expect((await op(core, 'pois.map', { clientId: a.clientId, ...view })).total).toBe(5);
     expect((await op(core, 'pois.map', { clientId: b.clientId, ...view })).total).toBe(6);
     expect(await core.queries.near(b.clientId, { lat: 40.02, lng: -3.7, radius: 10, total: 10 })).toHaveLength(2);
+  });
+
+  it('sweeps at start what a restore killed mid-way left (its copy, WAL and shared memory), not what a running restore uses', async () => {
+    const { core, dir, file } = fileCore();
+    await op(core, 'backups.create', {});
+    core.close();
+    cores.splice(cores.indexOf(core), 1);
+    // A process that has ended: its pid names no running restore.
+    const gone = spawnSync(process.execPath, ['-e', 'process.pid']).pid!;
+    const folder = join(dir, 'backups');
+    const dead = `.restore-1700000000000-${gone}.sqlite`;
+    const alive = `.restore-1700000000000-${process.pid}.sqlite`;
+    for (const f of [dead, `${dead}-wal`, `${dead}-shm`, alive]) writeFileSync(join(folder, f), 'a copy in progress');
+    cores.push(openCore({ file }));
+    // Before: the copy of a killed restore (as big as the database) stayed for good.
+    expect(readdirSync(folder).filter((f) => f.startsWith('.restore-'))).toEqual([alive]);
   });
 
   it('restores a file the CLI names (written with --out, which refuses to overwrite)', async () => {

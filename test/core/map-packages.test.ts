@@ -225,13 +225,21 @@ describe('map packages: removal and leftovers', () => {
     const maps = join(dir, 'maps');
     const old = join(maps, '01890000-0000-7000-8000-000000000000.mbtiles');
     const fresh = join(maps, '.upload-01890000-0000-7000-8000-000000000001.part');
+    // An upload of a WAL-mode package opened while it arrived leaves its companions too.
+    const oldUpload = join(maps, '.upload-01890000-0000-7000-8000-000000000002.part');
+    const companions = [`${oldUpload}-wal`, `${oldUpload}-shm`, `${old}-wal`];
     writeFileSync(old, 'half a copy');
     writeFileSync(fresh, 'an upload arriving');
     const twoHoursAgo = (core.clock.now() - 2 * 3600_000) / 1000;
-    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    for (const f of [old, oldUpload, ...companions]) {
+      writeFileSync(f, f === old ? 'half a copy' : 'left');
+      utimesSync(f, twoHoursAgo, twoHoursAgo);
+    }
     core.close();
     core = testCore({ mapsDir: maps, clock: core.clock });
     expect(readdirSync(maps)).not.toContain('01890000-0000-7000-8000-000000000000.mbtiles');
+    // Before: the -wal and -shm files stayed for good.
+    expect(readdirSync(maps).filter((f) => f.startsWith('.upload-') || f.includes('-wal') || f.includes('-shm'))).toEqual(['.upload-01890000-0000-7000-8000-000000000001.part']);
     expect(readdirSync(maps)).toContain('.upload-01890000-0000-7000-8000-000000000001.part');
     expect(core.maps.list().map((p) => p.id)).toEqual([kept.id]);
   });

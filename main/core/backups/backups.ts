@@ -42,6 +42,31 @@ export interface BackupsOptions {
  * file. The price: the copy holds the write lock for its duration (see restore for the writes
  * arriving meanwhile).
  */
+/** A restore's working copy, named by its time and the restoring process (restore, below). */
+const RESTORE_WORK = /^\.restore-\d+-(\d+)\.sqlite(?:-wal|-shm|-journal)?$/;
+
+const running = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: a process of another user holds that pid, so it runs.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * A restore killed mid-way (a crash, SIGKILL) leaves its working copy (as big as the database)
+ * with its WAL and shared memory: swept at start, unless the process that made it still runs (the
+ * CLI restoring beside the app).
+ */
+function sweepRestores(folder: string): void {
+  for (const entry of readdirSync(folder)) {
+    const pid = RESTORE_WORK.exec(entry)?.[1];
+    if (pid !== undefined && !running(Number(pid))) rmSync(join(folder, entry), { force: true });
+  }
+}
+
 export class Backups {
   readonly folder: string | undefined;
   private running: Promise<unknown> = Promise.resolve();
@@ -50,6 +75,7 @@ export class Backups {
 
   constructor(private readonly o: BackupsOptions) {
     this.folder = o.file === undefined ? undefined : join(dirname(o.file), 'backups');
+    if (this.folder !== undefined && existsSync(this.folder)) sweepRestores(this.folder);
   }
 
   list(): BackupInfo[] {

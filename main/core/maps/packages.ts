@@ -239,8 +239,10 @@ export class MapPackages {
     const described = new Set(readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)));
     const stale = this.now() - STALE_MS;
     for (const entry of readdirSync(dir)) {
-      const id = entry.replace(/\.(mbtiles|pmtiles)$/, '');
-      const orphan = (id !== entry && !described.has(id)) || entry.endsWith('.part');
+      // SQLite's companions (an upload's or a package's WAL and shared memory) go with their file.
+      const base = entry.replace(/-(wal|shm|journal)$/, '');
+      const id = base.replace(/\.(mbtiles|pmtiles)$/, '');
+      const orphan = (id !== base && !described.has(id)) || base.endsWith('.part');
       const file = join(dir, entry);
       if (orphan && statSync(file).mtimeMs < stale) rmSync(file, { force: true });
     }
