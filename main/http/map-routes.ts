@@ -59,7 +59,10 @@ export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOpti
       await pipeline(body, counted, createWriteStream(upload, { mode: 0o600 }));
     } catch (error) {
       rmSync(upload, { force: true });
-      throw error instanceof ServiceError ? error : new ServiceError('MALFORMED_REQUEST', 'the upload was cut off before its end');
+      if (error instanceof ServiceError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOSPC' || code === 'EDQUOT') throw new ServiceError('STORAGE_FULL', 'the disk holding the data folder is full: the upload was not kept. Free some space and try again');
+      throw new ServiceError('MALFORMED_REQUEST', 'the upload was cut off before its end');
     }
     return options.maps.importFile(upload, { name, move: true, fileName: filename || 'the uploaded file' });
   };
