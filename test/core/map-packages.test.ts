@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -9,7 +9,7 @@ import { buildSampleMap } from '../../main/build/sample-map.js';
 import { vectorLayers } from '../../main/core/maps/tile-bytes.js';
 import { MAX_INFLATED_TILE_BYTES, MAX_TILE_BYTES } from '../../shared/maps.js';
 import { rasterTiles, solidPng, streetsAround, tileAt, tilesAround, vectorTiles } from '../support/map-fixtures.js';
-import { testCore, type TestCore } from '../support/core.js';
+import { openCore, testCore, type TestCore } from '../support/core.js';
 
 // Lisbon, Praça do Comércio.
 const LNG = -9.1366;
@@ -203,6 +203,29 @@ describe('map packages: refusals change nothing', () => {
     writeFileSync(upload, 'not a map');
     await expect(core.maps.importFile(upload, { move: true })).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
     expect(inMaps()).toEqual([]);
+  });
+});
+
+describe('map files are private', () => {
+  it('keeps an imported package 0600, copied from a file the CLI names or moved from an upload', async () => {
+    const file = join(dir, 'shared.pmtiles');
+    writePmtiles(file, { format: 'png', name: 'shared', tiles: rasterTiles([{ z: 0, x: 0, y: 0 }], [9, 9, 9]) });
+    chmodSync(file, 0o644);
+    const pkg = await core.maps.importFile(file);
+    // Before: 0644, the copy taking its source's mode.
+    expect(statSync(join(dir, 'maps', `${pkg.id}.pmtiles`)).mode & 0o777).toBe(0o600);
+  });
+
+  it('makes the tile cache 0600, and tightens an older one made 0644', () => {
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    const cache = join(data, 'tile-cache.sqlite');
+    const opened = openCore({ file: join(data, 'poi.sqlite') });
+    opened.close();
+    expect(statSync(cache).mode & 0o777).toBe(0o600);
+    chmodSync(cache, 0o644);
+    openCore({ file: join(data, 'poi.sqlite') }).close();
+    expect(statSync(cache).mode & 0o777).toBe(0o600);
   });
 });
 

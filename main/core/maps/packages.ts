@@ -1,9 +1,10 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { MAX_PACKAGE_NAME, TILE_CONTENT_TYPES, type MapContainer, type MapPackage } from '../../../shared/maps.js';
 import { ServiceError } from '../errors.js';
 import { creditFromHtml } from '../settings/html-credit.js';
 import { newUuid } from '../store/new-uuid.js';
+import { PRIVATE_FILE_MODE } from '../store/database-file.js';
 import { BadPackage, type TileArchive } from './archive.js';
 import { MbtilesArchive } from './mbtiles.js';
 import { PmtilesArchive } from './pmtiles.js';
@@ -150,6 +151,8 @@ export class MapPackages {
       placed = fileOf(dir, pkg);
       if (options.move) renameSync(source, placed);
       else copyFileSync(source, placed);
+      // Private, as the data folder's other files: a copy takes its source's mode (0644 from the CLI).
+      chmodSync(placed, PRIVATE_FILE_MODE);
       syncFile(placed);
       writeDurably(sidecarOf(dir, id), JSON.stringify(pkg));
       return pkg;

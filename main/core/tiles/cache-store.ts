@@ -1,4 +1,6 @@
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import { chmodSync, existsSync } from 'node:fs';
+import { createPrivateFile, PRIVATE_FILE_MODE } from '../store/database-file.js';
 
 export interface CachedTile {
   data: Buffer;
@@ -18,6 +20,16 @@ interface Row extends CachedTile {
  * (`tile-cache.sqlite`): it can be deleted at any time, and its writes never wait on the data's.
  * Bounded in bytes: past the limit, the tiles used longest ago go first, down to 90 %.
  */
+/**
+ * The cache is private like the data folder's other files (what a person viewed is their business):
+ * made 0600 before SQLite opens it (its WAL and shared memory take the file's mode), and an older
+ * cache made 0644 is tightened.
+ */
+function privateCache(file: string): void {
+  if (!existsSync(file)) createPrivateFile(file);
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, PRIVATE_FILE_MODE);
+}
+
 export class TileCacheStore {
   private readonly db: Database;
   private readonly getStmt: Statement<[string], Row>;
@@ -28,6 +40,7 @@ export class TileCacheStore {
   private total: number;
 
   constructor(file: string, nativeBinding?: string) {
+    if (file !== ':memory:') privateCache(file);
     this.db = new BetterSqlite3(file, nativeBinding ? { nativeBinding } : {});
     // A cache: losing its last writes in a power cut costs a download, never data.
     this.db.pragma('journal_mode = WAL');
