@@ -2,7 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { solidPng } from '../support/map-fixtures.js';
-import { testCore, type TestCore } from '../support/core.js';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openCore, PinnedClock, testCore, type TestCore } from '../support/core.js';
 
 /** A real tile server on 127.0.0.1 that counts what it is asked and answers as each test says. */
 interface TileServer {
@@ -101,6 +104,25 @@ describe('online tiles kept for offline use', () => {
     expect(core.onlineTiles.status().bytes).toBe(0);
     await core.onlineTiles.tile(4, 1, 0);
     expect(core.onlineTiles.status().tiles).toBe(0);
+  });
+
+  it('gives the disk back when the limit is lowered: the files shrink, not only the count', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'poi-tile-cache-'));
+    const onDisk = openCore({ file: join(dir, 'poi.sqlite'), clock: new PinnedClock() });
+    try {
+      onDisk.settings.setMap({ ...onDisk.settings.map(), tileUrl: server.url });
+      server.answer = () => ({ status: 200, headers: { 'content-type': 'image/png', 'cache-control': 'max-age=3600' }, body: Buffer.alloc(300 * 1024, 7) });
+      for (let x = 0; x < 40; x++) await onDisk.onlineTiles.tile(6, x, 0);
+      const files = (): number => ['', '-wal'].map((s) => join(dir, `tile-cache.sqlite${s}`)).reduce((sum, f) => sum + (existsSync(f) ? statSync(f).size : 0), 0);
+      expect(files()).toBeGreaterThan(10 * 1024 * 1024);
+      onDisk.console['settings.set']({ ...onDisk.settings.map(), tileCacheMb: 1 });
+      // Before: the cache said 1 MB but its file and WAL still held 12 MB.
+      expect(onDisk.onlineTiles.status().bytes).toBeLessThanOrEqual(1024 * 1024);
+      expect(files()).toBeLessThan(2 * 1024 * 1024);
+    } finally {
+      onDisk.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('asks the server once for a tile many want at the same moment', async () => {

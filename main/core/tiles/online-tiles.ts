@@ -61,6 +61,7 @@ export class OnlineTiles {
   /** After the limit changed: down to it at once. */
   applyLimit(): void {
     this.store.shrinkTo(this.limit());
+    this.store.reclaim();
   }
 
   private limit(): number {
