@@ -125,6 +125,28 @@ describe('online tiles kept for offline use', () => {
     }
   });
 
+  it('follows no redirect, takes only raster images, and stops reading a tile past 8 MiB; none of these is cached', async () => {
+    const elsewhere = await tileServer();
+    try {
+      const target = elsewhere.url.replace('{z}/{x}/{y}.png', 'svg');
+      server.answer = (path): ReturnType<TileServer['answer']> =>
+        path.startsWith('/5/1/')
+          ? { status: 302, headers: { location: target } }
+          : path.startsWith('/5/2/')
+            ? { status: 200, headers: { 'content-type': 'image/svg+xml' }, body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>') }
+            : { status: 200, headers: { 'content-type': 'image/png', 'cache-control': 'max-age=3600' }, body: Buffer.alloc(9 * 1024 * 1024, 1) };
+      // Before: the redirect to another local port was followed and its SVG served from the app's origin and cached.
+      await expect(core.onlineTiles.tile(5, 1, 0)).rejects.toMatchObject({ code: 'TILE_SERVER_UNREACHABLE', message: expect.stringContaining('redirected elsewhere (HTTP 302)') });
+      expect(elsewhere.hits).toEqual([]);
+      await expect(core.onlineTiles.tile(5, 2, 0)).rejects.toMatchObject({ message: expect.stringContaining('image/svg+xml, not a PNG') });
+      // Before: read whole and cached, whatever its size.
+      await expect(core.onlineTiles.tile(5, 3, 0)).rejects.toMatchObject({ message: expect.stringContaining('over 8 MiB') });
+      expect(core.onlineTiles.status().tiles).toBe(0);
+    } finally {
+      await elsewhere.stop();
+    }
+  });
+
   it('asks the server once for a tile many want at the same moment', async () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => core.onlineTiles.tile(6, 30, 20)));
     expect(answers.every((a) => a.bytes.length > 0)).toBe(true);

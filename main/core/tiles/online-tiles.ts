@@ -1,4 +1,5 @@
 import type { Settings } from '../../../shared/contract.js';
+import { MAX_TILE_BYTES } from '../../../shared/maps.js';
 import { ServiceError } from '../errors.js';
 import type { MapTile } from '../maps/packages.js';
 import type { TileCacheStore } from './cache-store.js';
@@ -9,6 +10,33 @@ const TIMEOUT_MS = 8_000;
 /** At most this many tiles fetched at once, as tile servers' usage policies ask. */
 const PARALLEL = 4;
 const MB = 1024 * 1024;
+/**
+ * What an online tile may be: raster images the map draws. Not SVG (a document that runs script
+ * when opened from the app's own origin), nor anything else a server may send.
+ */
+const TILE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/avif']);
+
+/** The body, read as it comes and stopped past the limit: a 400 MB "tile" is never held whole. */
+async function boundedBody(response: Response, limit: number): Promise<Buffer | undefined> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > limit || !response.body) {
+    await response.body?.cancel();
+    return declared > limit ? undefined : Buffer.alloc(0);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks, size);
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+}
 
 export interface OnlineTile extends MapTile {
   /** Where it came from: the server now, the cache while fresh, or the cache past its date because the server did not answer. */
@@ -80,7 +108,9 @@ export class OnlineTiles {
     if (cached?.last_modified) headers['if-modified-since'] = cached.last_modified;
     let response: Response;
     try {
-      response = await this.limited(() => this.fetchTile(url, { headers, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'follow' }));
+      // A redirect is not followed: its target would escape the rules the configured address passed
+      // (an http:// server must be on this computer or network).
+      response = await this.limited(() => this.fetchTile(url, { headers, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'manual' }));
     } catch (error) {
       if (cached) return { bytes: cached.data, contentType: cached.content_type, source: 'stale' };
       throw unreachable(error instanceof Error && error.name === 'TimeoutError' ? 'no answer in time' : 'not reachable');
@@ -90,12 +120,19 @@ export class OnlineTiles {
       return { bytes: cached.data, contentType: cached.content_type, source: 'cache' };
     }
     const contentType = response.headers.get('content-type')?.split(';')[0]?.trim() ?? '';
-    if (!response.ok || !contentType.startsWith('image/')) {
-      await response.body?.cancel();
+    const refusal = response.status >= 300 && response.status < 400
+      ? `it redirected elsewhere (HTTP ${response.status}), which is not followed`
+      : !response.ok
+        ? `HTTP ${response.status}`
+        : !TILE_TYPES.has(contentType)
+          ? `it sent ${contentType || 'no content type'}, not a PNG, JPEG, WebP, GIF or AVIF image`
+          : undefined;
+    if (refusal !== undefined) await response.body?.cancel();
+    const data = refusal === undefined ? await boundedBody(response, MAX_TILE_BYTES) : undefined;
+    if (refusal !== undefined || data === undefined) {
       if (cached) return { bytes: cached.data, contentType: cached.content_type, source: 'stale' };
-      throw unreachable(response.ok ? `it sent ${contentType || 'no content type'}` : `HTTP ${response.status}`);
+      throw unreachable(refusal ?? `it sent a tile over ${MAX_TILE_BYTES / MB} MiB, the most a tile may hold`);
     }
-    const data = Buffer.from(await response.arrayBuffer());
     const fresh = freshUntil(response.headers, now);
     if (fresh.store && this.limit() > 0) {
       this.store.put(key, { data, content_type: contentType, expires_at: fresh.expiresAt, etag: response.headers.get('etag'), last_modified: response.headers.get('last-modified') }, now, this.limit());
