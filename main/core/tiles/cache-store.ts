@@ -26,8 +26,16 @@ interface Row extends CachedTile {
  * cache made 0644 is tightened.
  */
 function privateCache(file: string): void {
-  if (!existsSync(file)) createPrivateFile(file);
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, PRIVATE_FILE_MODE);
+  // Another process on the same folder (the CLI beside the app) may make or remove these meanwhile.
+  const unless = (codes: string[], work: () => void): void => {
+    try {
+      work();
+    } catch (error) {
+      if (!codes.includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    }
+  };
+  if (!existsSync(file)) unless(['EEXIST'], () => createPrivateFile(file));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) unless(['ENOENT'], () => chmodSync(f, PRIVATE_FILE_MODE));
 }
 
 export class TileCacheStore {
