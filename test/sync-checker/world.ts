@@ -37,10 +37,15 @@ export async function startWorld(): Promise<World> {
     devices: new Devices(pool),
     proxies,
     async close() {
-      await Promise.all(proxies.map((p) => p.stop()));
-      await app.close();
-      await pool.end();
-      await pg.remove();
+      // The cluster goes whatever the rest does: after a failed history a proxy or the server may
+      // not close cleanly, and two long runs left their PostgreSQL running.
+      try {
+        await Promise.allSettled(proxies.map((p) => p.stop()));
+        await Promise.race([app.close(), new Promise((resolve) => setTimeout(resolve, 5_000))]);
+        await pool.end().catch(() => undefined);
+      } finally {
+        await pg.remove();
+      }
     },
   };
 }
