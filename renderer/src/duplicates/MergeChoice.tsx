@@ -27,7 +27,10 @@ export function MergeChoice({ clientId, a, b, onMerged }: { clientId: string; a:
         disabled={merge.isPending}
         onClick={() => {
           if (!window.confirm(`Keep “${kept.name}” and delete “${other.name}”? Its reports and history move to the one kept; the delete can be undone from the Activity panel.`)) return;
-          merge.mutate({ clientId, keep: kept.id, other: other.id }, { onSuccess: () => onMerged?.(kept.id) });
+          // The merge makes the pair leave the list, unmounting this form, often before a callback
+          // of mutate() would run (it then never does): the kept POI is opened from the promise. A
+          // refusal stays in the mutation's state, shown below.
+          merge.mutateAsync({ clientId, keep: kept.id, other: other.id }).then(() => onMerged?.(kept.id), () => undefined);
         }}
       >
         Merge
