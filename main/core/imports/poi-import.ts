@@ -164,6 +164,10 @@ export async function importPois(s: Services, clientId: string, source: Readable
       break;
     }
     report.rows++;
+    if (r.refusal !== undefined) {
+      refuse(r.where, r.refusal);
+      continue;
+    }
     const categories = categoriesOf(r);
     if (typeof categories === 'string') {
       refuse(r.where, categories);

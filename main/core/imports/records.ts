@@ -14,6 +14,8 @@ export interface ImportRecord {
   where: string;
   /** Cells as read; GeoJSON's categories as the API replies them become a list of names. */
   values: Partial<Record<Target, string | number | null | string[]>>;
+  /** Set when the record itself breaks a limit (a feature over its size, a string too long): the row is refused with this reason, and the import goes on. */
+  refusal?: string;
 }
 
 /** A CSV record longer than this is refused (a 100 MB line is not a POI), and the import stops there. */
