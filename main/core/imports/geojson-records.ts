@@ -1,0 +1,317 @@
+import StreamJson from 'stream-json';
+import { Transform, type Readable } from 'node:stream';
+import { targetOf } from '../../../shared/import-columns.js';
+import { MAX_FEATURE_BYTES, MAX_JSON_DEPTH } from '../../../shared/import-limits.js';
+import { ServiceError } from '../errors.js';
+import type { ImportRecord } from './records.js';
+
+/**
+ * A token of stream-json's parser with packing off: keys, strings and numbers come in pieces
+ * (`stringChunk`, keys' included, and `numberChunk`), so that no value is ever held whole unless
+ * this reader keeps it.
+ */
+interface Token {
+  name: string;
+  value?: unknown;
+}
+
+/** The tokens a value starts with: what, at the top of `features`, starts a feature. */
+const VALUE_STARTS = new Set(['startObject', 'startArray', 'startString', 'startNumber', 'nullValue', 'trueValue', 'falseValue']);
+
+/** Characters JSON.stringify writes as two (a backslash and a letter); the other control characters take six (\u00XX). */
+const SHORT_ESCAPES = new Set(['"', '\\', '\b', '\f', '\n', '\r', '\t']);
+
+/**
+ * A piece of a string as JSON.stringify writes it, so that a feature's size does not depend on
+ * how its file escapes characters: the parser hands each escape over as a piece of one character,
+ * and a longer piece never holds a character to escape.
+ */
+const jsonLength = (piece: string): number => (piece.length !== 1 ? piece.length : SHORT_ESCAPES.has(piece) ? 2 : piece < ' ' ? 6 : 1);
+
+const pieceOf = (token: Token): string => (typeof token.value === 'string' ? token.value : '');
+
+/** An object or array of a feature being put together, the key its next value goes under, and how many entries it has. */
+interface Frame {
+  holder: Record<string, unknown> | unknown[];
+  key: string;
+  entries: number;
+}
+
+/**
+ * One element of `features`, put together from its tokens on a stack of its own (no recursion,
+ * whatever its depth), and dropped as soon as it breaks a limit: its remaining tokens are then
+ * only counted through to its end, so a refused feature costs no memory however large it is.
+ */
+class FeatureBuilder {
+  private readonly frames: Frame[] = [];
+  /** Objects and arrays open, the feature's own included. */
+  private depth = 0;
+  /** Its compact JSON text so far, in characters. */
+  private size = 0;
+  /** The key, string or number being read. */
+  private text = '';
+  value: unknown;
+  /** The limit it broke, once it has broken one. */
+  over: 'size' | 'depth' | undefined;
+
+  /** Takes the feature's next token; true once the feature is complete. */
+  take(token: Token): boolean {
+    switch (token.name) {
+      case 'startObject':
+      case 'startArray': {
+        this.depth++;
+        if (this.over) return false;
+        if (this.depth > MAX_JSON_DEPTH) {
+          this.drop('depth');
+          return false;
+        }
+        const holder = token.name === 'startObject' ? {} : [];
+        this.grow(this.comma() + 1);
+        this.place(holder);
+        this.frames.push({ holder, key: '', entries: 0 });
+        return false;
+      }
+      case 'endObject':
+      case 'endArray':
+        this.depth--;
+        if (!this.over) {
+          this.frames.pop();
+          this.grow(1);
+        }
+        return this.depth === 0;
+      case 'startKey': {
+        const frame = this.frames.at(-1);
+        if (this.over || !frame) return false;
+        // Its quotes and colon, and the comma before it.
+        this.grow((frame.entries++ > 0 ? 1 : 0) + 3);
+        this.text = '';
+        return false;
+      }
+      case 'endKey': {
+        const frame = this.frames.at(-1);
+        if (!this.over && frame) frame.key = this.text;
+        this.text = '';
+        return false;
+      }
+      case 'startString':
+      case 'startNumber':
+        if (!this.over) this.grow(this.comma() + (token.name === 'startString' ? 2 : 0));
+        this.text = '';
+        return false;
+      case 'stringChunk':
+      case 'numberChunk': {
+        if (this.over) return false;
+        const piece = pieceOf(token);
+        this.grow(token.name === 'stringChunk' ? jsonLength(piece) : piece.length);
+        if (!this.over) this.text += piece;
+        return false;
+      }
+      case 'endString':
+      case 'endNumber':
+        if (!this.over) this.place(token.name === 'endString' ? this.text : Number(this.text));
+        this.text = '';
+        return this.depth === 0;
+      case 'nullValue':
+      case 'trueValue':
+      case 'falseValue':
+        if (!this.over) {
+          this.grow(this.comma() + (token.name === 'falseValue' ? 5 : 4));
+          this.place(token.name === 'nullValue' ? null : token.name === 'trueValue');
+        }
+        return this.depth === 0;
+      default:
+        return false;
+    }
+  }
+
+  /** The comma before a value in an array (an object's is counted with the key). */
+  private comma(): number {
+    const frame = this.frames.at(-1);
+    return frame && Array.isArray(frame.holder) && frame.entries++ > 0 ? 1 : 0;
+  }
+
+  private grow(characters: number): void {
+    this.size += characters;
+    if (this.size > MAX_FEATURE_BYTES) this.drop('size');
+  }
+
+  private drop(limit: 'size' | 'depth'): void {
+    this.over ??= limit;
+    this.frames.length = 0;
+    this.value = undefined;
+    this.text = '';
+  }
+
+  private place(value: unknown): void {
+    const frame = this.frames.at(-1);
+    if (!frame) this.value = value;
+    else if (Array.isArray(frame.holder)) frame.holder.push(value);
+    // An own property, as JSON.parse makes it: assigned, "__proto__" would replace the prototype.
+    else if (frame.key === '__proto__') Object.defineProperty(frame.holder, frame.key, { value, enumerable: true, writable: true, configurable: true });
+    else frame.holder[frame.key] = value;
+  }
+}
+
+/**
+ * The document around the features: its depth, and the key just read at the top, to find the
+ * `features` array. Nothing outside it is kept: a key at the top is read only as far as telling
+ * whether it is "features", other values are walked through by their depth.
+ */
+class CollectionWalker {
+  private depth = 0;
+  /** A key at the top being read, cut short past the length of "features". */
+  private topKey: string | undefined;
+  /** The key just read at the top was "features": the value coming is the one to read. */
+  private featuresKey = false;
+  private inFeatures = false;
+  private feature: FeatureBuilder | undefined;
+  /** A `features` array was seen: the file is a FeatureCollection. */
+  found = false;
+  /** Features completed so far. */
+  count = 0;
+
+  /** Takes the document's next token; returns the feature it completes, if it completes one. */
+  take(token: Token): FeatureBuilder | undefined {
+    if (!this.feature && this.inFeatures && VALUE_STARTS.has(token.name)) this.feature = new FeatureBuilder();
+    if (this.feature) {
+      if (!this.feature.take(token)) return undefined;
+      const done = this.feature;
+      this.feature = undefined;
+      this.count++;
+      return done;
+    }
+    const afterFeaturesKey = this.featuresKey;
+    this.featuresKey = false;
+    switch (token.name) {
+      case 'startArray':
+        this.depth++;
+        if (afterFeaturesKey && this.depth === 2) this.inFeatures = this.found = true;
+        break;
+      case 'startObject':
+        this.depth++;
+        break;
+      case 'endObject':
+      case 'endArray':
+        // Inside `features` every value is a feature: the only end seen there is the array's own.
+        this.inFeatures = false;
+        this.depth--;
+        break;
+      case 'startKey':
+        if (this.depth === 1) this.topKey = '';
+        break;
+      case 'stringChunk':
+        if (this.topKey !== undefined && this.topKey.length <= 'features'.length) this.topKey += pieceOf(token);
+        break;
+      case 'endKey':
+        this.featuresKey = this.topKey === 'features';
+        this.topKey = undefined;
+        break;
+    }
+    return undefined;
+  }
+}
+
+const { parser } = StreamJson;
+const thousands = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * A FeatureCollection's features one by one, as the file streams in, so a file of any size
+ * imports in bounded memory: tokens are read only as the importer asks for the next feature (the
+ * parser's buffer filling up pauses the file), each feature is put together on its own within
+ * MAX_FEATURE_BYTES and MAX_JSON_DEPTH, and anything outside `features` is never put together. A
+ * feature over a limit is a refused row, not a broken file; a file that breaks off keeps the
+ * features before it.
+ */
+export async function* geojsonRecords(source: Readable, onHeader: (ignored: string[]) => void): AsyncGenerator<ImportRecord> {
+  const tokens = parser({ packKeys: false, packStrings: false, packNumbers: false });
+  let broken: Error | undefined;
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const poke = (): void => {
+    wake?.();
+    wake = undefined;
+  };
+  // Read, not listened to with 'data': the tokens parsed before an error stay readable after it
+  // (an async iterator would drop them), and nothing is read while the importer is busy.
+  tokens.on('readable', poke);
+  tokens.on('end', () => {
+    ended = true;
+    poke();
+  });
+  tokens.on('error', (error: Error) => {
+    broken = error;
+    poke();
+  });
+  source.pipe(withoutBom()).pipe(tokens);
+  const walker = new CollectionWalker();
+  const ignored = new Set<string>();
+  let finished = false;
+  try {
+    for (;;) {
+      const token: Token | null = tokens.read();
+      if (token === null) {
+        if (broken) throw new ServiceError('INVALID_PARAMETER', `the file is not valid JSON: ${broken.message}`, 'file');
+        if (ended) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        continue;
+      }
+      const feature = walker.take(token);
+      if (!feature) continue;
+      const n = walker.count;
+      if (feature.over === 'size') yield { where: `feature ${n}`, values: {}, refusal: `feature ${n} holds more than ${thousands(MAX_FEATURE_BYTES)} characters of JSON (MAX_FEATURE_BYTES); split it or shorten its properties` };
+      else if (feature.over === 'depth') yield { where: `feature ${n}`, values: {}, refusal: `feature ${n} is nested more than ${MAX_JSON_DEPTH} levels deep (MAX_JSON_DEPTH); flatten its properties` };
+      else yield geojsonRecord(n - 1, feature.value, ignored);
+    }
+    if (!walker.found) throw new ServiceError('INVALID_PARAMETER', 'the file is not a GeoJSON FeatureCollection', 'file');
+    finished = true;
+  } finally {
+    // Broken, not a collection, or let go before its end: the rest of the file is not wanted.
+    if (!finished) {
+      source.destroy();
+      tokens.destroy();
+    }
+  }
+  onHeader([...ignored]);
+}
+
+/** A byte-order mark at the very start is no JSON: spreadsheet programs write one. */
+function withoutBom(): Transform {
+  let first = true;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const bom = first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+      first = false;
+      done(null, bom ? chunk.subarray(3) : chunk);
+    },
+  });
+}
+
+/** One feature as the fields it feeds: its properties by the API's names, its Point as the position. */
+function geojsonRecord(index: number, feature: unknown, ignored: Set<string>): ImportRecord {
+  const values: ImportRecord['values'] = {};
+  const f = (typeof feature === 'object' && feature !== null ? feature : {}) as { geometry?: { type?: unknown; coordinates?: unknown }; properties?: unknown; id?: unknown };
+  const properties = typeof f.properties === 'object' && f.properties !== null ? (f.properties as Record<string, unknown>) : {};
+  for (const [key, value] of Object.entries(properties)) {
+    const target = targetOf(key);
+    if (target === undefined || target in values) {
+      ignored.add(key);
+      continue;
+    }
+    // Categories as the API replies them ({Id, Description}): by name, which travels between
+    // databases (a client's own categories have other ids elsewhere); a list of ids as ids.
+    if (target === 'categories' && Array.isArray(value)) {
+      const described = value.every((c: unknown) => typeof c === 'object' && c !== null && 'Description' in c);
+      if (described) values.category_names = value.map((c: { Description: unknown }) => String(c.Description));
+      else values.categories = value.map(String).join(';');
+    } else values[target] = typeof value === 'number' || typeof value === 'string' ? value : value === null ? null : JSON.stringify(value);
+  }
+  // The geometry is the position: a Point's [lng, lat].
+  if (f.geometry?.type === 'Point' && Array.isArray(f.geometry.coordinates)) {
+    const [x, y] = f.geometry.coordinates as unknown[];
+    if (typeof x === 'number' && typeof y === 'number') {
+      values.lng = x;
+      values.lat = y;
+    }
+  } else if (f.geometry != null) values.lat = 'a geometry other than a Point';
+  return { where: `feature ${index + 1}`, values };
+}
