@@ -6,7 +6,8 @@ import type { CategoryReply, ChangeReply, ClientSummary, DuplicatePair, NewClien
 import { CHANGE_ACTORS } from './api/replies.js';
 import type { ConflictView } from './sync-view.js';
 import { tileImageSource } from './tiles.js';
-import { EXPORT_FORMATS, type ImportReport } from './exports.js';
+import { EXPORT_FORMATS } from './exports.js';
+import type { JobView } from './jobs.js';
 import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
 
@@ -164,6 +165,12 @@ export const operations = {
   'pois.exportDialog': z.object({ ...forClient, format: z.enum(EXPORT_FORMATS) }),
   /** Desktop app only: import POIs from a file chosen in the system's open dialog (answered by the shell; null when cancelled). */
   'pois.importDialog': z.object({ ...forClient, dryRun: z.boolean().default(false), createCategories: z.boolean().default(false) }),
+  /** Long work (imports, checks): the newest first, with their reports; of one client, or of all. */
+  'jobs.list': z.object({ clientId: guid.optional() }),
+  /** One job: how far it got, and its report once it has ended. */
+  'jobs.get': z.object({ id: guid }),
+  /** Stops a job; an import undoes what it wrote. A job already ended is left as it is. */
+  'jobs.cancel': z.object({ id: guid }),
 
   /** This desktop's sync with a central store: where it is, what waits, and the last error. */
   'sync.status': z.object({}),
@@ -353,7 +360,10 @@ export interface Outputs {
   'changes.undo': UndoReply;
   'imports.undo': UndoReply;
   'pois.exportDialog': { file: string } | null;
-  'pois.importDialog': ImportReport | null;
+  'pois.importDialog': JobView | null;
+  'jobs.list': JobView[];
+  'jobs.get': JobView;
+  'jobs.cancel': JobView;
   'sync.status': SyncStatus;
   'sync.configure': SyncStatus;
   'sync.now': SyncStatus;

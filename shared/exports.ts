@@ -21,4 +21,8 @@ export interface ImportReport {
   duplicateCount: number;
   dryRun: boolean;
   cancelled: boolean;
+  /** Why the import stopped before the file's end (the file breaks off, the disk is full); null when it read the whole file or was cancelled. */
+  failed: string | null;
+  /** A cancelled or failed import's writes were undone: the client is as it was before. */
+  undone: boolean;
 }

@@ -80,6 +80,6 @@ export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: 
     maps: core.maps,
     onlineTiles: core.onlineTiles,
     exportPois: (clientId, format) => core.exportPois(clientId, format),
-    importPois: (clientId, source, format, options) => core.importPois(clientId, source, format, options),
+    imports: core,
   };
 }

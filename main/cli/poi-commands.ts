@@ -1,6 +1,8 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
+import { basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { EXPORT_FORMATS, exportStream, type ExportFormat } from '../core/exports/poi-export.js';
+import type { JobView } from '../../shared/jobs.js';
 import { createCore } from '../core/service.js';
 import { databasePath, type CliOptions } from './options.js';
 
@@ -37,7 +39,9 @@ function formatOf(file: string, given: string | undefined): ExportFormat {
 /**
  * `pois import FILE --client ID [--format F] [--geocode] [--dry-run] [--create-categories]`: rows
  * checked by add.json's rules, bad ones listed with their line and reason, the report as JSON.
- * Exit code 0 when every row went in, 1 when some were refused.
+ * The import runs as the app's do, as a job: its progress on a terminal, Ctrl-C cancels it (what
+ * it wrote is undone). Exit code 0 when every row went in, 1 when some were refused, 2 when it
+ * was cancelled or stopped before the file's end (nothing was changed).
  */
 async function runImport(args: string[], options: CliOptions): Promise<number> {
   const [file] = args;
@@ -45,17 +49,35 @@ async function runImport(args: string[], options: CliOptions): Promise<number> {
   if (!options.client) throw new Error('pois import needs --client CLIENT_ID');
   const format = formatOf(file, options.format);
   const core = createCore({ file: databasePath(options).file });
+  const job = core.startImport(options.client, { path: file, name: basename(file), temporary: false }, format, {
+    dryRun: options['dry-run'] === true,
+    geocode: options.geocode === true,
+    createCategories: options['create-categories'] === true,
+  });
+  const cancel = (): void => {
+    process.stderr.write('\nCancelling: undoing what was written…\n');
+    core.jobs.cancel(job.id);
+  };
+  process.once('SIGINT', cancel);
+  const shown = process.stderr.isTTY ? setInterval(() => process.stderr.write(`\r${progressLine(core.jobs.get(job.id))}`), 250) : undefined;
   try {
-    const report = await core.importPois(options.client, createReadStream(file), format, {
-      dryRun: options['dry-run'] === true,
-      geocode: options.geocode === true,
-      createCategories: options['create-categories'] === true,
-      onProgress: (rows) => process.stderr.write(`\r${rows.toLocaleString('en')} rows read`),
-    });
-    process.stderr.write('\n');
-    console.log(JSON.stringify(report, null, 2));
-    return report.refused.length === 0 ? 0 : 1;
+    const ended = await core.jobs.whenDone(job.id);
+    if (shown) process.stderr.write(`\r${progressLine(ended)}\n`);
+    if (ended.report) console.log(JSON.stringify(ended.report, null, 2));
+    if (ended.state !== 'done') {
+      console.error(ended.error ?? `The import was ${ended.state}${ended.report?.undone ? ': what it wrote was undone, nothing was changed' : ''}.`);
+      return 2;
+    }
+    return ended.report?.refused.length === 0 ? 0 : 1;
   } finally {
+    clearInterval(shown);
+    process.off('SIGINT', cancel);
     core.close();
   }
+}
+
+function progressLine(job: JobView): string {
+  const { rows, bytes, totalBytes } = job.progress;
+  const share = totalBytes ? ` (${Math.floor((100 * bytes) / Math.max(totalBytes, 1))} %)` : '';
+  return `${rows.toLocaleString('en')} rows read${share}`;
 }

@@ -7,6 +7,9 @@ import { openServices, type CoreOptions, type Services } from './services.js';
 import type { Readable } from 'node:stream';
 import { exportPois, type ExportFormat } from './exports/poi-export.js';
 import { importPois, type ImportOptions, type ImportReport } from './imports/poi-import.js';
+import { startImport, type ImportFile, type ImportJobOptions } from './imports/import-job.js';
+import type { JobView } from '../../shared/jobs.js';
+import type { Jobs } from './jobs/jobs.js';
 import type { Backups } from './backups/backups.js';
 import type { MapPackages } from './maps/packages.js';
 import type { OnlineTiles } from './tiles/online-tiles.js';
@@ -43,6 +46,13 @@ export interface Core {
   exportPois(clientId: string, format: ExportFormat): AsyncGenerator<string>;
   /** POIs from a CSV or GeoJSON stream into a client; bad rows refused one by one, with where and why. */
   importPois(clientId: string, source: Readable, format: ExportFormat, options?: ImportOptions): Promise<ImportReport>;
+  /** The same as a job (hosts: upload route, desktop dialog, CLI): answers at once; progress, cancel and the report through `jobs`. */
+  startImport(clientId: string, file: ImportFile, format: ExportFormat, options: ImportJobOptions): JobView;
+  /** Where an upload is written before its import job reads it. */
+  importUploadPath(): string;
+  /** NOT_FOUND unless the client application exists (checked before an upload is received). */
+  requireClient(clientId: string): void;
+  jobs: Pick<Jobs, 'get' | 'list' | 'cancel' | 'whenDone' | 'stopAll'>;
   /** The online tile server's tiles through the data folder's cache. */
   onlineTiles: Pick<OnlineTiles, 'tile'>;
   /** Backups: the CLI's backup and restore of any file, and the hosts' daily timer. */
@@ -69,10 +79,16 @@ export function coreOver(s: Services): Core {
     onlineTiles: s.onlineTiles,
     exportPois: (clientId, format) => exportPois(s, s.clients.requireId(clientId), format),
     importPois: (clientId, source, format, options) => importPois(s, clientId, source, format, options),
+    startImport: (clientId, file, format, options) => startImport(s, clientId, file, format, options),
+    importUploadPath: () => s.importSpool.path(),
+    requireClient: (clientId) => void s.clients.requireId(clientId),
+    jobs: s.jobs,
     backups: s.backups,
     syncSide: s,
     warmUp: () => warmUp(s),
     close: () => {
+      // A job cut short here is found at the next start and undone (jobs.ts).
+      s.jobs.abandon();
       s.backups.stopDaily();
       s.maps.close();
       s.tileCache.close();

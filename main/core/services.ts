@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './members/abuse.js';
 import { Backups } from './backups/backups.js';
@@ -28,6 +29,8 @@ import { CommitStamp } from './store/commit-stamp.js';
 import { HeavyLane } from './heavy-lane.js';
 import { REPLY_PIECE, SCAN_SLICE, type Slicing } from './pois/sliced-scan.js';
 import { Tokens } from './tokens/tokens.js';
+import { Jobs } from './jobs/jobs.js';
+import { ImportSpool, recoverImport } from './imports/import-job.js';
 
 export interface CoreOptions {
   /** A database file path, or ':memory:'. */
@@ -92,6 +95,10 @@ export interface Services {
   tileCache: TileCacheStore;
   /** Backups of the database in the data folder's backups/, and restores. */
   backups: Backups;
+  /** Long work (imports) as jobs: progress, cancel, reports kept (jobs/jobs.ts). */
+  jobs: Jobs;
+  /** Where uploads wait for their import job. */
+  importSpool: ImportSpool;
   /**
    * Runs synchronous reads in one read transaction. In WAL mode each statement outside a
    * transaction takes and drops the read lock on its own; one request's handful of statements
@@ -140,10 +147,12 @@ export function openServices(options: CoreOptions): Services {
       replyCache.clear();
     },
   });
-  return {
+  const services: Services = {
     db,
     clock,
     backups,
+    jobs: new Jobs(db, writes, clock),
+    importSpool: new ImportSpool(onDisk ? join(dirname(options.file), 'imports') : join(tmpdir(), 'poi-imports')),
     clients,
     members,
     tokens,
@@ -174,4 +183,7 @@ export function openServices(options: CoreOptions): Services {
     ),
     read: <T>(work: () => T): T => readTx.deferred(work) as T,
   };
+  // An import the app died in is undone before anything else reads the data.
+  services.jobs.recoverInterrupted((job) => recoverImport(services, job));
+  return services;
 }

@@ -1,16 +1,17 @@
 import { BrowserWindow, dialog } from 'electron';
-import { createReadStream } from 'node:fs';
 import { operations, type Answer } from '../../shared/contract.js';
-import type { ImportReport } from '../../shared/exports.js';
+import type { JobView } from '../../shared/jobs.js';
+import { basename } from 'node:path';
 import { ServiceError, validate } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 
 /**
- * `pois.importDialog`: the system's open dialog, then the chosen file imported as browser mode's
- * upload is (same rules, same report); null when the dialog is cancelled. The format is the
- * file's extension.
+ * `pois.importDialog`: the system's open dialog, then the chosen file imported by a job, as
+ * browser mode's upload is (same rules, same report, read from where it is); the answer is the
+ * job, followed with `jobs.get`, or null when the dialog is cancelled. The format is the file's
+ * extension.
  */
-export async function importToClient(core: Core, input: unknown): Promise<Answer<ImportReport | null>> {
+export async function importToClient(core: Core, input: unknown): Promise<Answer<JobView | null>> {
   try {
     const { clientId, dryRun, createCategories } = validate<{ clientId: string; dryRun: boolean; createCategories: boolean }>(operations['pois.importDialog'], input);
     const window = BrowserWindow.getFocusedWindow();
@@ -19,7 +20,7 @@ export async function importToClient(core: Core, input: unknown): Promise<Answer
     const file = picked.filePaths[0];
     if (picked.canceled || !file) return { ok: true, value: null };
     const format = /\.csv$/i.test(file) ? 'csv' : 'geojson';
-    return { ok: true, value: await core.importPois(clientId, createReadStream(file), format, { dryRun, createCategories }) };
+    return { ok: true, value: core.startImport(clientId, { path: file, name: basename(file), temporary: false }, format, { dryRun, createCategories }) };
   } catch (error) {
     if (error instanceof ServiceError) return { ok: false, error: error.toBody() };
     throw error;

@@ -23,7 +23,7 @@ export interface ConsoleOptions {
   onlineTiles: MapRouteOptions['onlineTiles'];
   /** Exports, downloaded through single-use addresses. */
   exportPois: DownloadRouteOptions['exportPois'];
-  importPois: ImportRouteOptions['importPois'];
+  imports: ImportRouteOptions['imports'];
 }
 
 /**
@@ -65,5 +65,5 @@ export async function mountConsole(app: FastifyInstance, options: ConsoleOptions
 
   await mountMapRoutes(app, { token: options.token, maps: options.maps, onlineTiles: options.onlineTiles });
   mountDownloadRoutes(app, { token: options.token, exportPois: options.exportPois });
-  await mountImportRoutes(app, { token: options.token, importPois: options.importPois });
+  await mountImportRoutes(app, { token: options.token, imports: options.imports });
 }

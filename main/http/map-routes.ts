@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { createWriteStream, rmSync } from 'node:fs';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import type { Answer } from '../../shared/contract.js';
 import { MAX_PACKAGE_BYTES, MAX_PACKAGE_NAME, type MapPackage } from '../../shared/maps.js';
 import type { Core } from '../core/service.js';
 import { ServiceError } from '../core/errors.js';
 import { authorized, refuse, tileKey, tileKeyMatches } from './console-auth.js';
+import { receiveToFile } from './upload-file.js';
 
 export interface MapRouteOptions {
   token: () => string;
@@ -48,22 +47,7 @@ export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOpti
     }
     if (Number(length) > limit) throw tooLarge(limit);
     const upload = options.maps.uploadPath();
-    let bytes = 0;
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, next) {
-        bytes += chunk.length;
-        next(bytes > limit ? tooLarge(limit) : null, chunk);
-      },
-    });
-    try {
-      await pipeline(body, counted, createWriteStream(upload, { mode: 0o600 }));
-    } catch (error) {
-      rmSync(upload, { force: true });
-      if (error instanceof ServiceError) throw error;
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOSPC' || code === 'EDQUOT') throw new ServiceError('STORAGE_FULL', 'the disk holding the data folder is full: the upload was not kept. Free some space and try again');
-      throw new ServiceError('MALFORMED_REQUEST', 'the upload was cut off before its end');
-    }
+    await receiveToFile(body, upload, limit, () => tooLarge(limit));
     return options.maps.importFile(upload, { name, move: true, fileName: filename || 'the uploaded file' });
   };
 

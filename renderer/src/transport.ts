@@ -1,6 +1,7 @@
 import { BRIDGE_GLOBAL, type Answer, type ConsoleBridge, type Input, type OpName, type Output } from '../../shared/contract';
 import type { ErrorBody } from '../../shared/errors';
-import type { ExportFormat, ImportReport } from '../../shared/exports';
+import type { ExportFormat } from '../../shared/exports';
+import type { JobView } from '../../shared/jobs';
 import type { MapPackage } from '../../shared/maps';
 import { consoleToken, tokenRefused } from './consoleToken';
 
@@ -94,14 +95,14 @@ export async function tileUrls(): Promise<TileUrls> {
 export const uploadMapPackage = (file: File, onProgress: (sent: number) => void, signal: AbortSignal): Promise<Answer<MapPackage>> =>
   uploadFile<MapPackage>(`/console/maps?filename=${encodeURIComponent(file.name)}`, file, onProgress, signal);
 
-/** Browser mode: a CSV or GeoJSON file of POIs sent to the console, which imports it and answers the report. */
+/** Browser mode: a CSV or GeoJSON file of POIs sent to the console, which answers its import job at once. */
 export const uploadImport = (
   file: File,
-  params: { clientId: string; format: ExportFormat; dryRun: boolean; createCategories: boolean },
+  params: { clientId: string; format: ExportFormat; filename: string; dryRun: boolean; createCategories: boolean },
   onProgress: (sent: number) => void,
   signal: AbortSignal,
-): Promise<Answer<ImportReport>> =>
-  uploadFile<ImportReport>(`/console/imports?${new URLSearchParams({ ...params, dryRun: String(params.dryRun), createCategories: String(params.createCategories) })}`, file, onProgress, signal);
+): Promise<Answer<JobView>> =>
+  uploadFile<JobView>(`/console/imports?${new URLSearchParams({ ...params, dryRun: String(params.dryRun), createCategories: String(params.createCategories) })}`, file, onProgress, signal);
 
 /** A file as a request's body, with the upload's progress (0..1) and a cancel; the answer is the console's. */
 function uploadFile<T>(url: string, file: File, onProgress: (sent: number) => void, signal: AbortSignal): Promise<Answer<T>> {

@@ -1,5 +1,9 @@
 import { parse } from 'csv-parse/sync';
+import { existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobView } from '../../shared/jobs.js';
 import { consoleOptions, fixedListener } from '../../main/app/console.js';
 import { ApiServer } from '../../main/http/server.js';
 import { testCore } from '../support/core.js';
@@ -79,17 +83,34 @@ describe('browser mode: exports as downloads', () => {
 describe('browser mode: imports as uploads', () => {
   const upload = (query: string, body: string, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) =>
     fetch(`${base}/console/imports?${query}`, { method: 'POST', headers: { 'content-type': 'text/csv', ...headers }, body });
+  const op = async (name: string, input: unknown): Promise<{ ok: boolean; value: JobView }> =>
+    (await (await fetch(`${base}/console/api/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(input) })).json()) as { ok: boolean; value: JobView };
+  const spooled = (): string[] => {
+    const dir = join(tmpdir(), 'poi-imports');
+    return existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith(`.upload-${process.pid}-`)) : [];
+  };
 
-  it('imports the body and answers the report; refuses without the token and with a bad query, importing nothing', async () => {
+  it('answers the import’s job at once; the job imports the body, its report read with jobs.get; refuses without the token and with a bad query, importing nothing', async () => {
     const target = core.clients.create({ name: 'Upload target' }).client_id;
     const csv = 'name,lat,lng,categories\nUploaded,40,-3,7\nBad,91,-3,7\n';
     expect((await upload(`clientId=${target}&format=csv`, csv, {})).status).toBe(401);
     const bad = await upload(`clientId=${target}&format=xlsx`, csv);
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ ok: false, error: { parameter: 'format' } });
+    const unknown = await upload('clientId=00000000-0000-4000-8000-000000000000&format=csv', csv);
+    expect(unknown.status).toBe(404);
     expect(await core.console['pois.search']({ clientId: target, filter: {} })).toEqual([]);
-    const r = await upload(`clientId=${target}&format=csv&dryRun=false`, csv);
+    expect(spooled()).toEqual([]);
+
+    const r = await upload(`clientId=${target}&format=csv&dryRun=false&filename=mine.csv`, csv);
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ ok: true, value: { rows: 2, added: 1, refused: [{ where: 'line 3' }] } });
+    const { value: job } = (await r.json()) as { value: JobView };
+    expect(job).toMatchObject({ kind: 'import', state: 'running', label: 'mine.csv', clientId: target, progress: { totalBytes: csv.length } });
+    let now = job;
+    while (now.state === 'running') now = (await op('jobs.get', { id: job.id })).value;
+    expect(now).toMatchObject({ state: 'done', report: { rows: 2, added: 1, refused: [{ where: 'line 3' }] } });
+    expect((await op('jobs.list', { clientId: target })).value).toEqual([now]);
+    // The upload's copy goes with its job.
+    expect(spooled()).toEqual([]);
   });
 });

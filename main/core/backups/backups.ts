@@ -7,6 +7,7 @@ import { ServiceError } from '../errors.js';
 import { createPrivateFile, PRIVATE_FILE_MODE } from '../store/database-file.js';
 import { prepareCandidate, refused } from './check.js';
 import { backupName, ensureFolder, isBackupName, listBackups } from './files.js';
+import { processAlive } from '../process-alive.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** better-sqlite3 copies at most this many pages per step: a restore is one step, so one transaction. */
@@ -45,16 +46,6 @@ export interface BackupsOptions {
 /** A restore's working copy, named by its time and the restoring process (restore, below). */
 const RESTORE_WORK = /^\.restore-\d+-(\d+)\.sqlite(?:-wal|-shm|-journal)?$/;
 
-const running = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: a process of another user holds that pid, so it runs.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /**
  * A restore killed mid-way (a crash, SIGKILL) leaves its working copy (as big as the database)
  * with its WAL and shared memory: swept at start, unless the process that made it still runs (the
@@ -63,7 +54,7 @@ const running = (pid: number): boolean => {
 function sweepRestores(folder: string): void {
   for (const entry of readdirSync(folder)) {
     const pid = RESTORE_WORK.exec(entry)?.[1];
-    if (pid !== undefined && !running(Number(pid))) rmSync(join(folder, entry), { force: true });
+    if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(folder, entry), { force: true });
   }
 }
 

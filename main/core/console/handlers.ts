@@ -3,6 +3,7 @@ import { backupsConsole } from '../backups/console.js';
 import { categoriesConsole } from '../categories/console.js';
 import { changesConsole } from '../changes/console.js';
 import { clientsConsole } from '../clients/console.js';
+import { jobsConsole } from '../jobs/console.js';
 import { mapsConsole } from '../maps/console.js';
 import { membersConsole } from '../members/console.js';
 import { placesConsole } from '../places/console.js';
@@ -39,5 +40,6 @@ export function consoleHandlers(core: Services): Handlers<CoreOp> {
     ...settingsConsole(core),
     ...tilesConsole(core),
     ...backupsConsole(core),
+    ...jobsConsole(core),
   };
 }

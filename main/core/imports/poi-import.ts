@@ -20,14 +20,22 @@ export interface ImportOptions {
   createCategories?: boolean;
   /** Fill empty address fields from the position (one geocoder call per row: slow). */
   geocode?: boolean;
-  /** Rows read so far, after each batch. */
+  /** Rows read so far, at every turn the import gives to other work. */
   onProgress?: (rows: number) => void;
+  /** Cancels: the rows read so far are not written, and what was written is undone. */
   signal?: AbortSignal;
+  /** The change log's actor id of the import's writes (its job's id, so a job the app died in can be undone); a new one by default. */
+  importId?: string;
 }
 
 
-/** Adds go in by transactions of this many rows. */
+/** Adds go in by transactions of at most this many rows (fewer when a turn's time is up first). */
 const BATCH = 1_000;
+/**
+ * An import gives the event loop back at least this often, so a get.json arriving meanwhile
+ * waits at most about this long (docs/imports.md).
+ */
+export const IMPORT_TURN_MS = 8;
 /** A report lists at most this many refusals (and counts the rest). */
 const MAX_LISTED = 1_000;
 
@@ -56,16 +64,19 @@ const describe = (error: z.ZodError): string => error.issues.map((i) => `${i.pat
 /**
  * POIs from CSV or GeoJSON into a client, by the rules of add.json: every row is checked with
  * the same schema; a bad row is refused with its line or feature number and the reason, the
- * others go in, by batches of 1,000 in one transaction each. A row whose `uuid` (or, without
- * one, `id`) names a POI of the client updates it instead, so importing the same file twice
- * changes nothing. Categories are matched by id, or by name (`category_names`, or a non-numeric
- * `categories`), folded as search folds text.
+ * others go in, by batches in one transaction each. A row whose `uuid` (or, without one, `id`)
+ * names a POI of the client updates it instead. Categories are matched by id, or by name
+ * (`category_names`, or a non-numeric `categories`), folded as search folds text.
+ *
+ * All or nothing from the user's view: an import cancelled, or stopped before the file's end (a
+ * file that breaks off, a full disk), undoes what it wrote, as one undo of the import, and its
+ * report says so (`undone`, `failed`).
  */
 export async function importPois(s: Services, clientId: string, source: Readable, format: ExportFormat, options: ImportOptions = {}): Promise<ImportReport> {
   s.clients.requireId(clientId);
-  const actor = { kind: 'import', id: newUuid() } as const satisfies Actor;
+  const actor = { kind: 'import', id: options.importId ?? newUuid() } as const satisfies Actor;
   const report: ImportReport = {
-    importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], ignoredColumns: [], createdCategories: [], possibleDuplicates: [], duplicateCount: 0, dryRun: options.dryRun === true, cancelled: false,
+    importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], ignoredColumns: [], createdCategories: [], possibleDuplicates: [], duplicateCount: 0, dryRun: options.dryRun === true, cancelled: false, failed: null, undone: false,
   };
   // Flagged, never refused: checked against what the client holds (earlier batches of this import included).
   const flagDuplicate = (where: string, row: ValidAddPoi): void => {
@@ -115,7 +126,8 @@ export async function importPois(s: Services, clientId: string, source: Readable
       }
     }
     for (const [folded, token] of missing) {
-      const id = options.dryRun ? -(byName.size + 1) : createCategory(token);
+      // A check creates nothing: a stand-in id no real category has (ids count up from 1), positive as the rules want.
+      const id = options.dryRun ? Number.MAX_SAFE_INTEGER - byName.size : createCategory(token);
       byName.set(folded, id);
       known.add(id);
       report.createdCategories.push(token);
@@ -143,79 +155,108 @@ export async function importPois(s: Services, clientId: string, source: Readable
     report.added += pending.length;
     pending.length = 0;
     pendingWhere.length = 0;
+  };
+  let turnStarted = performance.now();
+  /** Writes what is pending and lets other requests in, once this turn has run its time. */
+  const pace = async (): Promise<void> => {
+    if (pending.length < BATCH && performance.now() - turnStarted < IMPORT_TURN_MS) return;
+    flush();
     options.onProgress?.(report.rows);
+    await new Promise((resolve) => setImmediate(resolve));
+    turnStarted = performance.now();
   };
 
   const records = importRecords(source, format, (ignored) => (report.ignoredColumns = ignored));
-  for (;;) {
-    let next: IteratorResult<ImportRecord>;
-    try {
-      next = await records.next();
-    } catch (error) {
-      // A file that cannot be read past some point (a 100 MB line, broken JSON): what came before goes in.
-      if (!(error instanceof ServiceError)) throw error;
-      refuse(report.rows === 0 ? 'the file' : `after row ${report.rows}`, error.message);
-      break;
-    }
-    if (next.done) break;
-    const r = next.value;
-    if (options.signal?.aborted) {
-      report.cancelled = true;
-      break;
-    }
-    report.rows++;
-    if (r.refusal !== undefined) {
-      refuse(r.where, r.refusal);
-      continue;
-    }
-    const categories = categoriesOf(r);
-    if (typeof categories === 'string') {
-      refuse(r.where, categories);
-      continue;
-    }
-    const fields: Record<string, unknown> = { name: textOf(r.values.name), lat: numberOf(r.values.lat), lng: numberOf(r.values.lng) };
-    for (const wire of OPTIONAL_TEXT_FIELDS) fields[wire] = textOf(r.values[wire]);
-    for (const wire of NUMBER_FIELDS) fields[wire] = numberOf(r.values[wire]);
-    if (categories.length > 0) fields.categories = categories;
-    const uuid = textOf(r.values.uuid);
-    const givenId = numberOf(r.values.id);
-    const existing = uuid !== undefined ? findPoi.get(clientId, uuid) : givenId !== undefined && Number.isInteger(givenId) ? hasPoi.get(clientId, givenId) : undefined;
-    if (existing !== undefined) {
-      const checked = updatePoiInput.safeParse({ ...fields, poi: existing, geocode: options.geocode === true });
-      if (!checked.success) refuse(r.where, describe(checked.error));
-      else {
-        if (!options.dryRun) await s.pois.update(clientId, checked.data, null, actor);
-        report.updated++;
+  const readAll = async (): Promise<void> => {
+    for (;;) {
+      if (options.signal?.aborted) {
+        report.cancelled = true;
+        return;
       }
-      continue;
+      let next: IteratorResult<ImportRecord>;
+      try {
+        next = await records.next();
+      } catch (error) {
+        // A file that cannot be read past some point (a 100 MB line, broken JSON): the import stops there.
+        if (!(error instanceof ServiceError)) throw error;
+        report.failed = `${report.rows === 0 ? 'The file' : `After row ${report.rows}, the file`} cannot be read: ${error.message}`;
+        return;
+      }
+      if (next.done) return;
+      const r = next.value;
+      await pace();
+      report.rows++;
+      if (r.refusal !== undefined) {
+        refuse(r.where, r.refusal);
+        continue;
+      }
+      const categories = categoriesOf(r);
+      if (typeof categories === 'string') {
+        refuse(r.where, categories);
+        continue;
+      }
+      const fields: Record<string, unknown> = { name: textOf(r.values.name), lat: numberOf(r.values.lat), lng: numberOf(r.values.lng) };
+      for (const wire of OPTIONAL_TEXT_FIELDS) fields[wire] = textOf(r.values[wire]);
+      for (const wire of NUMBER_FIELDS) fields[wire] = numberOf(r.values[wire]);
+      if (categories.length > 0) fields.categories = categories;
+      const uuid = textOf(r.values.uuid);
+      const givenId = numberOf(r.values.id);
+      const existing = uuid !== undefined ? findPoi.get(clientId, uuid) : givenId !== undefined && Number.isInteger(givenId) ? hasPoi.get(clientId, givenId) : undefined;
+      if (existing !== undefined) {
+        const checked = updatePoiInput.safeParse({ ...fields, poi: existing, geocode: options.geocode === true });
+        if (!checked.success) refuse(r.where, describe(checked.error));
+        else {
+          if (!options.dryRun) await s.pois.update(clientId, checked.data, null, actor);
+          report.updated++;
+        }
+        continue;
+      }
+      const checked = addPoiInput.safeParse({ ...fields, geocode: options.geocode === true });
+      if (!checked.success) {
+        refuse(r.where, describe(checked.error));
+        continue;
+      }
+      // Checked here rather than in the batch's transaction: one unknown id would refuse the whole batch.
+      const unknown = checked.data.categories.filter((id) => !known.has(id));
+      if (unknown.length > 0) {
+        refuse(r.where, `categories: no category ${unknown.join(', ')} in this client`);
+        continue;
+      }
+      flagDuplicate(r.where, checked.data);
+      if (options.geocode) {
+        if (!options.dryRun) await s.pois.add(clientId, null, checked.data, actor);
+        report.added++;
+        continue;
+      }
+      pending.push(checked.data);
+      pendingWhere.push(r.where);
     }
-    const checked = addPoiInput.safeParse({ ...fields, geocode: options.geocode === true });
-    if (!checked.success) {
-      refuse(r.where, describe(checked.error));
-      continue;
-    }
-    // Checked here rather than in the batch's transaction: one unknown id would refuse the whole batch.
-    const unknown = checked.data.categories.filter((id) => !known.has(id));
-    if (unknown.length > 0) {
-      refuse(r.where, `categories: no category ${unknown.join(', ')} in this client`);
-      continue;
-    }
-    flagDuplicate(r.where, checked.data);
-    if (options.geocode) {
-      if (!options.dryRun) await s.pois.add(clientId, null, checked.data);
-      report.added++;
-      continue;
-    }
-    pending.push(checked.data);
-    pendingWhere.push(r.where);
-    if (pending.length >= BATCH) {
-      flush();
-      // Other requests get their turn between batches.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+  };
+  try {
+    await readAll();
+    if (!report.cancelled && report.failed === null) flush();
+  } catch (error) {
+    report.failed = `The import stopped: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    // The file is let go whatever happened (a cancel leaves it half read).
+    void records.return(undefined);
+    source.destroy();
   }
-  flush();
+  if ((report.cancelled || report.failed !== null) && !options.dryRun) undoWhatWasWritten(s, clientId, report);
+  options.onProgress?.(report.rows);
   if (refusedCount > report.refused.length) report.refused.push({ where: 'and more', reason: `${refusedCount - report.refused.length} more rows refused` });
   return report;
 }
 
+/** A cancelled or failed import's writes, undone as one; the report says whether that worked. */
+function undoWhatWasWritten(s: Services, clientId: string, report: ImportReport): void {
+  if (report.added + report.updated + report.createdCategories.length === 0) return;
+  try {
+    s.undo.importRun(clientId, report.importId);
+    report.undone = true;
+  } catch (error) {
+    // Someone changed an imported POI meanwhile: undoing over their edit would lose it.
+    const why = error instanceof Error ? error.message : String(error);
+    report.failed = `${report.failed ?? 'Cancelled.'} What it wrote could not be undone: ${why}`;
+  }
+}

@@ -40,7 +40,7 @@ export class Pois {
 
   /** `author` is null for the console's operator, who writes for no member. */
   /** `input` is checked by the caller's transport (the API's or the console's schema), once. */
-  async add(clientId: string, author: Author | null, input: ValidAddPoi): Promise<PoiReply> {
+  async add(clientId: string, author: Author | null, input: ValidAddPoi, actor: Actor = author?.actor ?? CONSOLE): Promise<PoiReply> {
     let found: GeocodedAddress = {};
     if (this.geocodes(input.geocode)) {
       // Refuse bad categories before spending time on geocoding; they are checked again below.
@@ -48,7 +48,7 @@ export class Pois {
       found = await this.geocoder.reverse(input.lat, input.lng);
     }
     const row = this.newRow(clientId, author, input, found, this.clock.now());
-    const [id, categories] = await this.writes.run(author?.actor ?? CONSOLE, () => {
+    const [id, categories] = await this.writes.run(actor, () => {
       author?.assertStillValid();
       // Inside the write: categories may have been deleted while we were geocoding.
       const usable = this.categories.assertUsable(clientId, input.categories);

@@ -3,14 +3,16 @@ import type { ExportFormat } from '../../../shared/exports';
 import { inBrowserMode } from '../transport';
 import { FileInput } from '../ui/FileInput';
 import { formatOf, previewOf, type Preview } from './importPreview';
-import { ImportReportView } from './ImportReportView';
-import { useImportDialog, useImportPois } from './mutations';
-
+import { ImportJobView } from './ImportJobView';
+import { EarlierImports } from './EarlierImports';
+import { useImportPois } from './mutations';
 
 /**
- * Import POIs from a CSV or GeoJSON file: a preview of the first rows and how each column maps,
- * then a check (nothing written) or the import, with progress and cancel, and the report: how
- * many went in, and each refused row with its line and why.
+ * Import POIs from a CSV or GeoJSON file: a preview of the first rows and how each column maps
+ * (browser mode, where the page reads the file; the desktop's open dialog picks it in the main
+ * process), then a check (nothing written) or the import, as a job with its progress and a
+ * Cancel that undoes what was written, and the report: how many went in, and each refused row
+ * with its line and why. Earlier imports stay listed with their reports.
  */
 export function ImportPois({ clientId }: { clientId: string }) {
   const id = useId();
@@ -19,7 +21,6 @@ export function ImportPois({ clientId }: { clientId: string }) {
   const [problem, setProblem] = useState<string | undefined>();
   const [createCategories, setCreateCategories] = useState(false);
   const importer = useImportPois(clientId);
-  if (!inBrowserMode) return <DesktopImport clientId={clientId} />;
 
   const pick = async (chosen: File): Promise<void> => {
     importer.reset();
@@ -38,19 +39,44 @@ export function ImportPois({ clientId }: { clientId: string }) {
     }
   };
   const run = (dryRun: boolean): void => {
-    if (file) void importer.start(file.file, file.format, { dryRun, createCategories });
+    if (!inBrowserMode) void importer.pick({ dryRun, createCategories });
+    else if (file) void importer.start(file.file, file.format, { dryRun, createCategories });
   };
-  const { report } = importer;
+  const categoriesOption = (
+    <label>
+      <input type="checkbox" checked={createCategories} onChange={(e) => setCreateCategories(e.target.checked)} />
+      Create the categories the file names that this client does not have
+    </label>
+  );
+  const actions = (
+    <div className="actions">
+      <button type="button" onClick={() => run(true)} disabled={importer.running}>
+        {inBrowserMode ? 'Check only' : 'Check a file…'}
+      </button>
+      <button type="button" onClick={() => run(false)} disabled={importer.running}>
+        {inBrowserMode ? 'Import' : 'Import a file…'}
+      </button>
+    </div>
+  );
 
   return (
     <section className="import-pois" aria-labelledby={id}>
       <h3 id={id}>Import POIs</h3>
-      <button type="button" onClick={() => input.current?.click()} disabled={importer.progress !== undefined}>
-        Choose a CSV or GeoJSON file…
-      </button>
-      <FileInput ref={input} accept=".csv,.geojson,.json" label="CSV or GeoJSON file of POIs" onFile={(chosen) => void pick(chosen)} />
+      {inBrowserMode ? (
+        <>
+          <button type="button" onClick={() => input.current?.click()} disabled={importer.running}>
+            Choose a CSV or GeoJSON file…
+          </button>
+          <FileInput ref={input} accept=".csv,.geojson,.json" label="CSV or GeoJSON file of POIs" onFile={(chosen) => void pick(chosen)} />
+        </>
+      ) : (
+        <>
+          {categoriesOption}
+          {actions}
+        </>
+      )}
       {problem && <p role="alert" className="error">{problem}</p>}
-      {file && (
+      {inBrowserMode && file && (
         <div className="import-preview">
           <p>
             {file.file.name}: {file.preview.columns.filter((c) => c.target).length} columns used
@@ -82,59 +108,24 @@ export function ImportPois({ clientId }: { clientId: string }) {
               </table>
             </div>
           )}
-          <label>
-            <input type="checkbox" checked={createCategories} onChange={(e) => setCreateCategories(e.target.checked)} />
-            Create the categories the file names that this client does not have
-          </label>
-          <div className="actions">
-            <button type="button" onClick={() => run(true)} disabled={importer.progress !== undefined}>
-              Check only
-            </button>
-            <button type="button" onClick={() => run(false)} disabled={importer.progress !== undefined}>
-              Import
-            </button>
-          </div>
+          {categoriesOption}
+          {actions}
         </div>
       )}
-      {importer.progress !== undefined && (
+      {importer.sent !== undefined && (
         <div className="import-progress">
           <label>
             Sending {file?.file.name}
-            <progress max={1} value={importer.progress} />
+            <progress max={1} value={importer.sent} />
           </label>
           <button type="button" onClick={importer.cancel}>
             Cancel
           </button>
         </div>
       )}
+      {importer.job && <ImportJobView clientId={clientId} job={importer.job} onCancel={importer.cancel} />}
       {importer.error && <p role="alert" className="error">{importer.error}</p>}
-      {report && <ImportReportView clientId={clientId} report={report} />}
-    </section>
-  );
-}
-
-/** The desktop app: the system's open dialog picks the file, the main process imports it, the report shows here. */
-function DesktopImport({ clientId }: { clientId: string }) {
-  const id = useId();
-  const [createCategories, setCreateCategories] = useState(false);
-  const pick = useImportDialog();
-  return (
-    <section className="import-pois" aria-labelledby={id}>
-      <h3 id={id}>Import POIs</h3>
-      <label>
-        <input type="checkbox" checked={createCategories} onChange={(e) => setCreateCategories(e.target.checked)} />
-        Create the categories the file names that this client does not have
-      </label>
-      <div className="actions">
-        <button type="button" disabled={pick.isPending} onClick={() => pick.mutate({ clientId, dryRun: true, createCategories })}>
-          Check a file…
-        </button>
-        <button type="button" disabled={pick.isPending} onClick={() => pick.mutate({ clientId, dryRun: false, createCategories })}>
-          {pick.isPending ? 'Importing…' : 'Import a file…'}
-        </button>
-      </div>
-      {pick.errors.form && <p role="alert" className="error">{pick.errors.form}</p>}
-      {pick.data && <ImportReportView clientId={clientId} report={pick.data} />}
+      <EarlierImports clientId={clientId} current={importer.job?.id} />
     </section>
   );
 }

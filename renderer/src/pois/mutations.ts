@@ -1,6 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
-import type { ExportFormat, ImportReport } from '../../../shared/exports';
+import { useEffect, useRef, useState } from 'react';
+import type { Answer } from '../../../shared/contract';
+import type { ExportFormat } from '../../../shared/exports';
+import type { JobView } from '../../../shared/jobs';
+import { useCancelJob } from '../jobs/mutations';
+import { jobKeys, useJob } from '../jobs/queries';
 import { categoryKeys } from '../categories/queries';
 import { useOperation } from '../operation';
 import { ConsoleError, uploadImport } from '../transport';
@@ -48,41 +52,76 @@ export function useMovePoi(clientId: string) {
 /** Desktop app: the export written to a file chosen in the system's save dialog. */
 export const useExportDialog = () => useOperation('pois.exportDialog', () => []);
 
-/** Desktop app: an import through the system's open dialog changes the client's POIs and categories. */
-export const useImportDialog = () => useOperation('pois.importDialog', (i) => [poiKeys.all(i.clientId), categoryKeys.list(i.clientId)]);
+/** Desktop app: the system's open dialog, then the chosen file's import job. */
+export const useImportDialog = () => useOperation('pois.importDialog', () => [jobKeys.all]);
 
 /**
- * Browser mode: a CSV or GeoJSON file imported into the client, with the upload's progress and a
- * cancel; the answer is the import's report (rows refused with where and why).
+ * An import (or a Check only) of a CSV or GeoJSON file into the client, as a job: browser mode
+ * sends the file first (its share sent is the progress, Cancel aborts the upload), then the job
+ * runs in the main process; the desktop's open dialog gives the job at once. Its progress is
+ * asked for while it runs, Cancel stops it (what it wrote is undone), and its report shows once
+ * it has ended.
  */
 export function useImportPois(clientId: string) {
   const queryClient = useQueryClient();
-  const [progress, setProgress] = useState<number | undefined>();
-  const [report, setReport] = useState<ImportReport | undefined>();
+  const [sent, setSent] = useState<number | undefined>();
+  const [jobId, setJobId] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const controller = useRef<AbortController | undefined>(undefined);
+  const job = useJob(jobId).data;
+  const cancelJob = useCancelJob();
+  const dialog = useImportDialog();
+  const running = sent !== undefined || (jobId !== undefined && (job === undefined || job.state === 'running'));
+  const ended = job !== undefined && job.state !== 'running' ? job : undefined;
+  const refreshed = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    // What an import changed (or undid) is read again once, when it ends.
+    if (!ended || refreshed.current === ended.id) return;
+    refreshed.current = ended.id;
+    void queryClient.invalidateQueries({ queryKey: poiKeys.all(clientId) });
+    void queryClient.invalidateQueries({ queryKey: categoryKeys.list(clientId) });
+    void queryClient.invalidateQueries({ queryKey: jobKeys.ofClient(clientId) });
+  }, [ended, clientId, queryClient]);
+
+  const started = (answer: Answer<JobView | null>): void => {
+    if (!answer.ok) setError(new ConsoleError(answer.error).message);
+    else if (answer.value) setJobId(answer.value.id);
+  };
+  const begin = (): void => {
+    setError(undefined);
+    setJobId(undefined);
+  };
+  /** Browser mode: the file sent, then imported. */
   const start = async (file: File, format: ExportFormat, options: { dryRun: boolean; createCategories: boolean }): Promise<void> => {
     const abort = new AbortController();
     controller.current = abort;
-    setError(undefined);
-    setReport(undefined);
-    setProgress(0);
+    begin();
+    setSent(0);
     try {
-      const answer = await uploadImport(file, { clientId, format, ...options }, setProgress, abort.signal);
-      if (answer.ok) setReport(answer.value);
-      else setError(new ConsoleError(answer.error).message);
+      started(await uploadImport(file, { clientId, format, filename: file.name, ...options }, setSent, abort.signal));
     } catch (e) {
       if (!(e instanceof DOMException && e.name === 'AbortError')) setError(e instanceof Error ? e.message : String(e));
     } finally {
-      setProgress(undefined);
+      setSent(undefined);
       controller.current = undefined;
-      await queryClient.invalidateQueries({ queryKey: poiKeys.all(clientId) });
-      await queryClient.invalidateQueries({ queryKey: categoryKeys.list(clientId) });
     }
   };
+  /** The desktop app: the system's open dialog picks the file. */
+  const pick = async (options: { dryRun: boolean; createCategories: boolean }): Promise<void> => {
+    begin();
+    try {
+      started({ ok: true, value: await dialog.mutateAsync({ clientId, ...options }) });
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
+  const cancel = (): void => {
+    if (controller.current) controller.current.abort();
+    else if (jobId !== undefined) cancelJob.mutate({ id: jobId });
+  };
   const reset = (): void => {
-    setReport(undefined);
+    setJobId(undefined);
     setError(undefined);
   };
-  return { start, cancel: () => controller.current?.abort(), progress, report, error, reset };
+  return { start, pick, cancel, sent, job, running, ended, error: error ?? cancelJob.errors.form, reset };
 }

@@ -1,0 +1,98 @@
+import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import type { ExportFormat } from '../../../shared/exports.js';
+import type { JobView } from '../../../shared/jobs.js';
+import { ServiceError } from '../errors.js';
+import type { JobOutcome } from '../jobs/jobs.js';
+import type { Services } from '../services.js';
+import { newUuid } from '../store/new-uuid.js';
+import { importPois, type ImportOptions } from './poi-import.js';
+import { processAlive } from '../process-alive.js';
+
+/** A file to import: where it is, and what to call it. */
+export interface ImportFile {
+  path: string;
+  /** The file's name as the person chose it (the job's label). */
+  name: string;
+  /** An upload's copy, removed once the job has ended. */
+  temporary: boolean;
+}
+
+export type ImportJobOptions = Pick<ImportOptions, 'dryRun' | 'createCategories' | 'geocode'>;
+
+/**
+ * An import (or its Check only) as a job: answers at once; the file is read as the job runs, its
+ * bytes and rows as progress; Cancel stops it and undoes what it wrote (poi-import.ts).
+ */
+export function startImport(s: Services, clientId: string, file: ImportFile, format: ExportFormat, options: ImportJobOptions): JobView {
+  try {
+    s.clients.requireId(clientId);
+    const totalBytes = statSync(file.path).size;
+    return s.jobs.start({ kind: options.dryRun ? 'check' : 'import', clientId, label: file.name, totalBytes }, async (job): Promise<JobOutcome> => {
+      const read = createReadStream(file.path);
+      let bytes = 0;
+      const counted = read.pipe(
+        new Transform({
+          transform(chunk: Buffer, _encoding, next) {
+            bytes += chunk.length;
+            job.progress({ bytes });
+            next(null, chunk);
+          },
+        }),
+      );
+      try {
+        const report = await importPois(s, clientId, counted, format, { ...options, importId: job.id, signal: job.signal, onProgress: (rows) => job.progress({ rows }) });
+        return { state: report.cancelled ? 'cancelled' : report.failed !== null ? 'failed' : 'done', report, error: report.failed };
+      } finally {
+        read.destroy();
+        if (file.temporary) rmSync(file.path, { force: true });
+      }
+    });
+  } catch (error) {
+    if (file.temporary) rmSync(file.path, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Where uploads wait for their import job: `imports/` in the data folder (the system's temporary
+ * folder for a database in memory), each named with the pid of the process that wrote it, so
+ * that one left by a process that died is swept and one another live process reads is not.
+ */
+export class ImportSpool {
+  constructor(private readonly dir: string) {
+    this.sweep();
+  }
+
+  path(): string {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    return join(this.dir, `.upload-${process.pid}-${newUuid()}.part`);
+  }
+
+  private sweep(): void {
+    let entries: string[];
+    try {
+      entries = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const pid = /^\.upload-(\d+)-.*\.part$/.exec(entry)?.[1];
+      if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(this.dir, entry), { force: true });
+    }
+  }
+}
+
+/** What to say of an import the app died in, after undoing what it had written. */
+export function recoverImport(s: Services, job: JobView): string {
+  const stopped = 'The app stopped while this import ran';
+  if (job.kind === 'check' || job.clientId === null) return `${stopped}; a check writes nothing.`;
+  try {
+    const undone = s.undo.importRun(job.clientId, job.id);
+    return `${stopped}: the ${undone.undone} changes it had made were undone.`;
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'NOT_FOUND') return `${stopped}, before it wrote anything.`;
+    return `${stopped}, and what it had written could not be undone: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}

@@ -1,0 +1,215 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { ImportReport } from '../../../shared/exports.js';
+import { KEPT_JOBS, type JobKind, type JobProgress, type JobState, type JobView } from '../../../shared/jobs.js';
+import type { Clock } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { newUuid } from '../store/new-uuid.js';
+import { SYSTEM, type WritePath } from '../store/write-path.js';
+import { processAlive } from '../process-alive.js';
+
+/** What a job's work is given: the cancel, and where to say how far it got. */
+export interface JobContext {
+  id: string;
+  signal: AbortSignal;
+  progress(update: Partial<Omit<JobProgress, 'cancelling'>>): void;
+}
+
+/** How a job's work ended. */
+export interface JobOutcome {
+  state: Exclude<JobState, 'running' | 'interrupted'>;
+  report: ImportReport | null;
+  error: string | null;
+}
+
+export interface JobSpec {
+  kind: JobKind;
+  clientId: string | null;
+  label: string;
+  totalBytes: number | null;
+}
+
+interface JobRow {
+  id: string;
+  kind: JobKind;
+  client_id: string | null;
+  label: string;
+  state: JobState;
+  pid: number;
+  started_at: number;
+  ended_at: number | null;
+  progress: string;
+  report: string | null;
+  error: string | null;
+}
+
+interface Running {
+  view: JobView;
+  controller: AbortController;
+  done: Promise<JobView>;
+}
+
+/** How many jobs a list shows. */
+const LISTED = 50;
+
+const viewOf = (row: JobRow): JobView => ({
+  id: row.id,
+  kind: row.kind,
+  clientId: row.client_id,
+  label: row.label,
+  state: row.state,
+  progress: JSON.parse(row.progress) as JobProgress,
+  startedAt: row.started_at,
+  endedAt: row.ended_at,
+  report: row.report === null ? null : (JSON.parse(row.report) as ImportReport),
+  error: row.error,
+});
+
+/**
+ * Long work as jobs: `start` answers at once with the job, which runs on; its progress is read
+ * with `get`, it is cancelled with `cancel` (the work sees its signal and undoes what it wrote),
+ * and its row, with the report, is kept in the database afterwards (the last KEPT_JOBS). No
+ * request's deadline decides whether the work happens: only a Cancel does.
+ */
+export class Jobs {
+  private readonly running = new Map<string, Running>();
+  private abandoned = false;
+  private readonly insert: Statement<[JobRow]>;
+  private readonly finish: Statement<[{ id: string; state: JobState; ended_at: number; progress: string; report: string | null; error: string | null }]>;
+  private readonly byId: Statement<[string], JobRow>;
+  private readonly recent: Statement<[number], JobRow>;
+  private readonly recentOfClient: Statement<[string, number], JobRow>;
+  private readonly prune: Statement<[number]>;
+  private readonly stale: Statement<[], JobRow>;
+
+  constructor(
+    db: Database,
+    private readonly writes: WritePath,
+    private readonly clock: Clock,
+  ) {
+    this.insert = db.prepare(
+      'INSERT INTO jobs (id, kind, client_id, label, state, pid, started_at, ended_at, progress, report, error) VALUES (@id, @kind, @client_id, @label, @state, @pid, @started_at, @ended_at, @progress, @report, @error)',
+    );
+    this.finish = db.prepare('UPDATE jobs SET state = @state, ended_at = @ended_at, progress = @progress, report = @report, error = @error WHERE id = @id');
+    this.byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
+    this.recent = db.prepare('SELECT * FROM jobs ORDER BY started_at DESC, id DESC LIMIT ?');
+    this.recentOfClient = db.prepare('SELECT * FROM jobs WHERE client_id = ? ORDER BY started_at DESC, id DESC LIMIT ?');
+    this.prune = db.prepare("DELETE FROM jobs WHERE state != 'running' AND id NOT IN (SELECT id FROM jobs WHERE state != 'running' ORDER BY started_at DESC, id DESC LIMIT ?)");
+    this.stale = db.prepare("SELECT * FROM jobs WHERE state = 'running'");
+  }
+
+  /**
+   * The jobs a process died in (its pid is gone; another process on the same file may be running
+   * its own): each is marked interrupted, after `recover` undid what it wrote and said how that went.
+   */
+  recoverInterrupted(recover: (job: JobView) => string): JobView[] {
+    const found = this.stale.all().filter((row) => row.pid !== process.pid && !processAlive(row.pid));
+    return found.map((row) => {
+      const view = viewOf(row);
+      const error = recover(view);
+      this.writes.now(SYSTEM, () => this.finish.run({ id: row.id, state: 'interrupted', ended_at: this.clock.now(), progress: row.progress, report: row.report, error }));
+      return { ...view, state: 'interrupted', error };
+    });
+  }
+
+  start(spec: JobSpec, work: (job: JobContext) => Promise<JobOutcome>): JobView {
+    const id = newUuid(this.clock.now());
+    const controller = new AbortController();
+    const view: JobView = {
+      id,
+      kind: spec.kind,
+      clientId: spec.clientId,
+      label: spec.label,
+      state: 'running',
+      progress: { rows: 0, bytes: 0, totalBytes: spec.totalBytes, cancelling: false },
+      startedAt: this.clock.now(),
+      endedAt: null,
+      report: null,
+      error: null,
+    };
+    this.writes.now(SYSTEM, () =>
+      this.insert.run({ id, kind: view.kind, client_id: view.clientId, label: view.label, state: 'running', pid: process.pid, started_at: view.startedAt, ended_at: null, progress: JSON.stringify(view.progress), report: null, error: null }),
+    );
+    const context: JobContext = {
+      id,
+      signal: controller.signal,
+      progress: (update) => Object.assign(view.progress, update),
+    };
+    const done = (async (): Promise<JobView> => {
+      // The caller has its answer (the job) before any of the work runs.
+      await new Promise((resolve) => setImmediate(resolve));
+      let outcome: JobOutcome;
+      try {
+        outcome = await work(context);
+      } catch (error) {
+        outcome = { state: 'failed', report: null, error: error instanceof Error ? error.message : String(error) };
+      }
+      Object.assign(view, { state: outcome.state, report: outcome.report, error: outcome.error, endedAt: this.clock.now() });
+      view.progress.cancelling = false;
+      this.running.delete(id);
+      if (this.abandoned) return view;
+      this.writes.now(SYSTEM, () => {
+        this.finish.run({ id, state: view.state, ended_at: view.endedAt!, progress: JSON.stringify(view.progress), report: view.report === null ? null : JSON.stringify(view.report), error: view.error });
+        this.prune.run(KEPT_JOBS);
+      });
+      return view;
+    })();
+    this.running.set(id, { view, controller, done });
+    return { ...view, progress: { ...view.progress } };
+  }
+
+  get(id: string): JobView {
+    const live = this.running.get(id);
+    if (live) return { ...live.view, progress: { ...live.view.progress } };
+    const row = this.byId.get(id);
+    if (!row) throw new ServiceError('NOT_FOUND', `no job ${id}: it may be older than the last ${KEPT_JOBS} jobs`, 'id');
+    return this.asStored(row);
+  }
+
+  /** The newest jobs first, of one client or of all. */
+  list(clientId?: string): JobView[] {
+    const rows = clientId === undefined ? this.recent.all(LISTED) : this.recentOfClient.all(clientId, LISTED);
+    return rows.map((row) => (this.running.has(row.id) ? this.get(row.id) : this.asStored(row)));
+  }
+
+  /** Asks the job to stop; it ends cancelled once its work has undone what it wrote. A job already ended is left as it is. */
+  cancel(id: string): JobView {
+    const live = this.running.get(id);
+    if (live) {
+      live.view.progress.cancelling = true;
+      live.controller.abort();
+    }
+    return this.get(id);
+  }
+
+  /** The job once it has ended. */
+  async whenDone(id: string): Promise<JobView> {
+    const live = this.running.get(id);
+    return live ? { ...(await live.done) } : this.get(id);
+  }
+
+  /** Cancels every job and waits for them to end, undone (a host closing with time to spare). */
+  async stopAll(): Promise<void> {
+    const all = [...this.running.values()];
+    for (const job of all) job.controller.abort();
+    await Promise.allSettled(all.map((job) => job.done));
+  }
+
+  /**
+   * The database is closing now: jobs still running are left as they are (stopped, their rows
+   * still marked running), to be undone at the next start as interrupted ones.
+   */
+  abandon(): void {
+    this.abandoned = true;
+    for (const job of this.running.values()) job.controller.abort();
+  }
+
+  /**
+   * A stored row. One marked running that is not running here, though this process wrote it, came
+   * back with a restored backup: it will never end, so it is shown as interrupted.
+   */
+  private asStored(row: JobRow): JobView {
+    const view = viewOf(row);
+    if (view.state === 'running' && row.pid === process.pid) return { ...view, state: 'interrupted', error: 'it was running when the backup this data came from was made' };
+    return view;
+  }
+}

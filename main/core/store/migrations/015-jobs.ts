@@ -1,0 +1,29 @@
+import type { Migration } from '../migration.js';
+
+/**
+ * Long work as jobs (issue 25, docs/imports.md): each job's row, written when it starts and when
+ * it ends, so that its report can be read later and a job the process died in (its `pid` is
+ * gone) is found at the next start and its writes undone. Bookkeeping, not data: not logged.
+ */
+export const migration015: Migration = {
+  version: 15,
+  name: 'jobs',
+  up(db) {
+    db.exec(`
+      CREATE TABLE jobs (
+        id          TEXT PRIMARY KEY,
+        kind        TEXT NOT NULL,
+        client_id   TEXT REFERENCES clients(id) ON DELETE CASCADE,
+        label       TEXT NOT NULL,
+        state       TEXT NOT NULL,
+        pid         INTEGER NOT NULL,
+        started_at  INTEGER NOT NULL,
+        ended_at    INTEGER,
+        progress    TEXT NOT NULL,
+        report      TEXT,
+        error       TEXT
+      );
+      CREATE INDEX jobs_by_start ON jobs(started_at);
+    `);
+  },
+};

@@ -1,0 +1,23 @@
+import { useQuery } from '@tanstack/react-query';
+import { call } from '../transport';
+
+export const jobKeys = {
+  all: ['jobs'] as const,
+  one: (id: string) => ['jobs', 'one', id] as const,
+  ofClient: (clientId: string) => ['jobs', 'client', clientId] as const,
+};
+
+/** How often a running job's progress is asked for. */
+const POLL_MS = 300;
+
+/** One job, asked again while it runs. */
+export const useJob = (id: string | undefined) =>
+  useQuery({
+    queryKey: jobKeys.one(id ?? ''),
+    queryFn: () => call('jobs.get', { id: id! }),
+    enabled: !!id,
+    refetchInterval: (query) => (query.state.data?.state === 'running' ? POLL_MS : false),
+  });
+
+/** A client's recent jobs (imports and checks), newest first, with their reports. */
+export const useClientJobs = (clientId: string) => useQuery({ queryKey: jobKeys.ofClient(clientId), queryFn: () => call('jobs.list', { clientId }) });

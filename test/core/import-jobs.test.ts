@@ -1,0 +1,132 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openCore, type OpenCore } from '../support/core.js';
+
+/**
+ * Imports as jobs (main/core/jobs/jobs.ts, main/core/imports/import-job.ts), on a real SQLite
+ * file: the start answers at once, progress moves, a Cancel at half-way or a file that breaks off
+ * leaves the client exactly as it was, the report is kept across a reopen, and an import the
+ * process was SIGKILLed in is undone at the next start.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const dirs: string[] = [];
+const cores: OpenCore[] = [];
+afterEach(() => {
+  for (const core of cores.splice(0)) core.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function fileCore(dir = mkdtempSync(join(tmpdir(), 'poi-jobs-'))): { core: OpenCore; dir: string; file: string } {
+  if (!dirs.includes(dir)) dirs.push(dir);
+  const file = join(dir, 'poi.sqlite');
+  const core = openCore({ file });
+  cores.push(core);
+  return { core, dir, file };
+}
+
+/** A CSV of `rows` POIs spread over a city (no two alike), with a category by name. */
+function csvFile(dir: string, rows: number, tail = ''): string {
+  const file = join(dir, `pois-${rows}.csv`);
+  const lines = ['name,lat,lng,category_names'];
+  for (let i = 0; i < rows; i++) lines.push(`Place ${i},${(40 + (i % 300) * 0.001).toFixed(4)},${(-3.7 - Math.floor(i / 300) * 0.001).toFixed(4)},Imported`);
+  writeFileSync(file, `${lines.join('\n')}\n${tail}`);
+  return file;
+}
+
+/** What a client holds, in every table a POI import touches (the change log apart). */
+const holdings = (core: OpenCore, clientId: string) => ({
+  pois: core.db.prepare('SELECT uuid, name, lat, lng, category_ids FROM pois WHERE client_id = ? ORDER BY uuid').all(clientId),
+  categories: core.db.prepare('SELECT id, description FROM categories WHERE client_id = ? ORDER BY id').all(clientId),
+});
+
+describe('import jobs', () => {
+  it('answers at once; a Cancel at half-way undoes every row written and the client is as it was; the report is kept across a reopen', async () => {
+    const { core, dir } = fileCore();
+    const client = core.clients.create({ name: 'Cancelled' }).client_id;
+    await core.console['pois.add']({ clientId: client, fields: { name: 'Already here', lat: 40.5, lng: -3.5, categories: [2], geocode: false } });
+    const before = holdings(core, client);
+    const file = csvFile(dir, 20_000);
+
+    const job = core.startImport(client, { path: file, name: 'pois.csv', temporary: false }, 'csv', { createCategories: true });
+    // Nothing has run yet: the answer came before any of the work.
+    expect(job).toMatchObject({ kind: 'import', state: 'running', label: 'pois.csv', progress: { rows: 0, bytes: 0 } });
+    expect(job.progress.totalBytes).toBeGreaterThan(400_000);
+
+    // Half-way by the job's own progress, with batches already committed.
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const now = core.jobs.get(job.id);
+      expect(now.state).toBe('running');
+      if (now.progress.rows >= 10_000) break;
+    }
+    expect(core.db.prepare('SELECT count(*) FROM pois WHERE client_id = ?').pluck().get(client)).toBeGreaterThan(1);
+    expect(core.jobs.cancel(job.id).progress.cancelling).toBe(true);
+    const ended = await core.jobs.whenDone(job.id);
+    expect(ended).toMatchObject({ state: 'cancelled', report: { cancelled: true, undone: true, failed: null, createdCategories: ['Imported'] } });
+    expect(ended.report!.rows).toBeLessThan(20_000);
+    expect(holdings(core, client)).toEqual(before);
+
+    core.close();
+    cores.splice(cores.indexOf(core), 1);
+    const again = fileCore(dir).core;
+    expect(again.jobs.get(job.id)).toMatchObject({ state: 'cancelled', report: { undone: true, importId: job.id } });
+    expect(again.jobs.list(client).map((j) => j.id)).toEqual([job.id]);
+  }, 60_000);
+
+  it('a file that breaks off part-way fails as a whole: nothing of it stays, and the report says where', async () => {
+    const { core, dir } = fileCore();
+    const client = core.clients.create({ name: 'Broken' }).client_id;
+    const before = holdings(core, client);
+    const file = csvFile(dir, 3_000, '"Unclosed quote,40,-3,Imported\n');
+    const job = core.startImport(client, { path: file, name: 'broken.csv', temporary: false }, 'csv', { createCategories: true });
+    const ended = await core.jobs.whenDone(job.id);
+    expect(ended).toMatchObject({ state: 'failed', error: expect.stringMatching(/^After row 3000, the file cannot be read: .*Quote Not Closed/), report: { undone: true } });
+    // Batches were committed before the damage was found, and undone.
+    expect(ended.report!.added).toBeGreaterThan(0);
+    expect(holdings(core, client)).toEqual(before);
+  }, 60_000);
+
+  it('a Check only writes nothing, counts rows naming categories it would create, and is kept as a check', async () => {
+    const { core, dir } = fileCore();
+    const client = core.clients.create({ name: 'Checked' }).client_id;
+    const job = core.startImport(client, { path: csvFile(dir, 1_500), name: 'check.csv', temporary: false }, 'csv', { dryRun: true, createCategories: true });
+    const ended = await core.jobs.whenDone(job.id);
+    expect(ended).toMatchObject({ kind: 'check', state: 'done', report: { added: 1_500, dryRun: true }, progress: { rows: 1_500 } });
+    expect(ended.progress.bytes).toBe(ended.progress.totalBytes);
+    expect(holdings(core, client)).toEqual({ pois: [], categories: [] });
+  });
+
+  it('an import the process was SIGKILLed in is undone at the next start, and kept as interrupted', async () => {
+    const { core, dir, file: database } = fileCore();
+    const client = core.clients.create({ name: 'Killed' }).client_id;
+    const before = holdings(core, client);
+    core.close();
+    cores.length = 0;
+    const file = csvFile(dir, 60_000);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli.ts', 'pois', 'import', file, '--client', client, '--create-categories', '--data', dir], { cwd: root, stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    // Killed once some batches are committed and before the end.
+    const watcher = new BetterSqlite3(database, { readonly: true });
+    const written = watcher.prepare('SELECT count(*) FROM pois WHERE client_id = ?').pluck();
+    try {
+      const deadline = Date.now() + 60_000;
+      while ((written.get(client) as number) < 2_000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(written.get(client) as number).toBeGreaterThanOrEqual(2_000);
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      expect(written.get(client) as number).toBeLessThan(60_000);
+    } finally {
+      watcher.close();
+      child.kill('SIGKILL');
+    }
+
+    const next = fileCore(dir).core;
+    expect(holdings(next, client)).toEqual(before);
+    const [job] = next.jobs.list(client);
+    expect(job).toMatchObject({ kind: 'import', state: 'interrupted', error: expect.stringMatching(/^The app stopped while this import ran: the \d+ changes it had made were undone\.$/) });
+  }, 120_000);
+});
