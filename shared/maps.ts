@@ -58,6 +58,14 @@ export const MAX_PACKAGE_NAME = 100;
  */
 export const MAX_TILE_BYTES = 8 * 1024 ** 2;
 export const MAX_INFLATED_TILE_BYTES = 32 * 1024 ** 2;
+/**
+ * The most a PMTiles directory (where in the file each tile lies) may hold once inflated. Its
+ * header declares a compressed size, and a few KiB of gzip can inflate to gigabytes. Writers size
+ * leaf directories so that the root, listing them, fits in the file's first 16 KiB: some thousands
+ * of leaves, each of a few bytes per tile. Even a package of MAX_PACKAGE_BYTES in tiles of 100
+ * bytes then has leaves of a few hundred KiB, so 4 MiB refuses no real archive.
+ */
+export const MAX_DIRECTORY_BYTES = 4 * 1024 ** 2;
 
 /** Which schema a set of vector layers follows: by layers only that schema names. */
 export function vectorSchema(layers: readonly string[]): VectorSchema {

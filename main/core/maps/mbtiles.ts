@@ -1,6 +1,7 @@
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { MAX_TILE_BYTES, vectorSchema } from '../../../shared/maps.js';
 import { BadPackage, tileRangeBounds, type ArchiveInfo, type TileArchive } from './archive.js';
+import { tileSource, type TileSource } from './mbtiles-schema.js';
 import { inflated, sniffTileFormat, vectorLayers } from './tile-bytes.js';
 
 /** Tiles read to learn a vector package's layers when its metadata does not list them. */
@@ -13,7 +14,7 @@ interface TileRow {
 }
 
 /** A tile's bytes, unless it is over the limit (then only its size: a 200 MB tile is not read whole). */
-const TILE_UNDER_LIMIT = `CASE WHEN length(tile_data) > ${MAX_TILE_BYTES} THEN NULL ELSE tile_data END AS tile_data, length(tile_data) AS size`;
+const underLimit = (data: string): string => `CASE WHEN length(${data}) > ${MAX_TILE_BYTES} THEN NULL ELSE ${data} END AS tile_data, length(${data}) AS size`;
 const tooBig = (size: number): BadPackage => new BadPackage(`a tile holds ${(size / 1024 ** 2).toFixed(0)} MiB, over the ${MAX_TILE_BYTES / 1024 ** 2} MiB a tile may hold`);
 
 const numbers = (text: string | undefined, count: number): number[] | null => {
@@ -24,18 +25,23 @@ const numbers = (text: string | undefined, count: number): number[] | null => {
 /**
  * An MBTiles file (https://github.com/mapbox/mbtiles-spec): SQLite with a `metadata` table and
  * a `tiles` table or view whose rows count from the south (TMS), so y is flipped on every read.
- * Opened read-only: a package is never written to.
+ * Opened read-only: a package is never written to. Only plain tables are read, with the app's
+ * own SQL (see mbtiles-schema.ts): the file's schema is checked before anything else is read.
  */
 export class MbtilesArchive implements TileArchive {
   private readonly db: Database;
+  private readonly source: TileSource;
   private readonly byTile: Statement<[number, number, number], TileRow>;
 
   constructor(file: string, nativeBinding?: string) {
     const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
     try {
-      this.byTile = db.prepare(`SELECT ${TILE_UNDER_LIMIT} FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?`);
+      const s = tileSource(db);
+      this.source = s;
+      this.byTile = db.prepare(`SELECT ${underLimit(s.data)} FROM ${s.from} WHERE ${s.zoom} = ? AND ${s.column} = ? AND ${s.row} = ?`);
     } catch (error) {
       db.close();
+      if (error instanceof BadPackage) throw error;
       throw new BadPackage(`not an MBTiles file: ${(error as Error).message}`);
     }
     this.db = db;
@@ -43,9 +49,10 @@ export class MbtilesArchive implements TileArchive {
 
   async info(): Promise<ArchiveInfo> {
     const meta = this.metadata();
-    const zooms = this.db.prepare('SELECT min(zoom_level) AS lo, max(zoom_level) AS hi FROM tiles').get() as { lo: number | null; hi: number | null };
+    const s = this.source;
+    const zooms = this.db.prepare(`SELECT min(${s.zoom}) AS lo, max(${s.zoom}) AS hi FROM ${s.coords}`).get() as { lo: number | null; hi: number | null };
     if (zooms.lo === null || zooms.hi === null) throw new BadPackage('the MBTiles file holds no tiles');
-    const sampled = this.db.prepare(`SELECT ${TILE_UNDER_LIMIT} FROM tiles WHERE zoom_level = ? AND length(tile_data) > 0 LIMIT ${SAMPLES}`).all(zooms.hi) as TileRow[];
+    const sampled = this.db.prepare(`SELECT ${underLimit(s.data)} FROM ${s.from} WHERE ${s.zoom} = ? AND length(${s.data}) > 0 LIMIT ${SAMPLES}`).all(zooms.hi) as TileRow[];
     const samples = sampled.map((r) => {
       if (r.tile_data === null) throw tooBig(r.size);
       return r.tile_data;
@@ -110,8 +117,9 @@ export class MbtilesArchive implements TileArchive {
   }
 
   private tileBounds(z: number): ArchiveInfo['bounds'] {
+    const s = this.source;
     const r = this.db
-      .prepare('SELECT min(tile_column) AS x0, max(tile_column) AS x1, min(tile_row) AS r0, max(tile_row) AS r1 FROM tiles WHERE zoom_level = ?')
+      .prepare(`SELECT min(${s.column}) AS x0, max(${s.column}) AS x1, min(${s.row}) AS r0, max(${s.row}) AS r1 FROM ${s.coords} WHERE ${s.zoom} = ?`)
       .get(z) as { x0: number; x1: number; r0: number; r1: number };
     const flip = (row: number): number => 2 ** z - 1 - row;
     return tileRangeBounds(z, r.x0, r.x1, flip(r.r1), flip(r.r0));

@@ -178,15 +178,24 @@ export class MapPackages {
   async tile(id: string, z: number, x: number, y: number): Promise<MapTile | null> {
     if (!(Number.isInteger(z) && z >= 0 && z <= 30 && Number.isInteger(x) && Number.isInteger(y))) return null;
     if (x < 0 || y < 0 || x >= 2 ** z || y >= 2 ** z) return null;
-    const opened = this.opened(id);
+    let opened: ReturnType<MapPackages['opened']>;
+    try {
+      opened = this.opened(id);
+    } catch (error) {
+      // Imported before a check this version makes (an MBTiles whose tiles are a view): never read.
+      if (error instanceof BadPackage) throw new ServiceError('UNSUPPORTED_FORMAT', `this map package cannot be read: ${error.message}. Remove it, and import a valid file`);
+      throw error;
+    }
     if (opened === null) return null;
     try {
       const bytes = await opened.archive.tile(z, x, y);
       return bytes === null ? null : { bytes, contentType: opened.contentType };
     } catch (error) {
-      // One broken tile (too big, not inflatable) is refused, saying why; the others are served.
-      if (error instanceof BadPackage) throw new ServiceError('UNSUPPORTED_FORMAT', `tile ${z}/${x}/${y} of this map package cannot be served: ${error.message}`);
-      throw error;
+      // One broken tile (too big, not inflatable, a directory the reader chokes on) is refused,
+      // saying why; the others are served. The file is a stranger's: its faults are not ours.
+      if (error instanceof ServiceError) throw error;
+      const why = error instanceof Error ? error.message : String(error);
+      throw new ServiceError('UNSUPPORTED_FORMAT', `tile ${z}/${x}/${y} of this map package cannot be served: ${why}`);
     }
   }
 

@@ -1,8 +1,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { PMTiles, TileType, type RangeResponse, type Source } from 'pmtiles';
-import { vectorSchema, type TileFormat } from '../../../shared/maps.js';
+import { Compression, PMTiles, SharedPromiseCache, TileType, type DecompressFunc, type RangeResponse, type Source } from 'pmtiles';
+import { MAX_DIRECTORY_BYTES, MAX_INFLATED_TILE_BYTES, MAX_TILE_BYTES, vectorSchema, type TileFormat } from '../../../shared/maps.js';
 import { BadPackage, type ArchiveInfo, type TileArchive } from './archive.js';
-import { vectorLayers } from './tile-bytes.js';
+import { gunzipAtMost, vectorLayers } from './tile-bytes.js';
 
 const FORMATS: Partial<Record<TileType, TileFormat>> = {
   [TileType.Mvt]: 'pbf',
@@ -10,6 +10,26 @@ const FORMATS: Partial<Record<TileType, TileFormat>> = {
   [TileType.Jpeg]: 'jpg',
   [TileType.Webp]: 'webp',
 };
+
+/** Directories the reader keeps decoded (each package). */
+const DIRECTORIES_KEPT = 8;
+
+const UNREAD: Partial<Record<Compression, string>> = { [Compression.Brotli]: 'Brotli', [Compression.Zstd]: 'Zstandard' };
+
+/**
+ * Decompression for the `pmtiles` reader, bounded: its own inflates all that a gzip holds, in
+ * memory, before anything is checked, and a few KiB of a stranger's file can hold gigabytes.
+ */
+function inflater(limit: number, noun: string): DecompressFunc {
+  return async (stored, compression) => {
+    if (compression === Compression.None || compression === Compression.Unknown) return stored;
+    if (compression !== Compression.Gzip) {
+      throw new BadPackage(`a ${noun} is compressed with ${UNREAD[compression] ?? `method ${compression}`}, which the map does not read (only gzip or none)`);
+    }
+    // A copy: the inflated Buffer may be a view of a larger one, and the reader takes the whole ArrayBuffer.
+    return new Uint8Array(gunzipAtMost(new Uint8Array(stored), limit, noun)).buffer;
+  };
+}
 
 /** The archive's bytes from a file descriptor: the `pmtiles` reader asks for ranges. */
 class FileRanges implements Source {
@@ -29,6 +49,10 @@ class FileRanges implements Source {
   async getBytes(offset: number, length: number): Promise<RangeResponse> {
     // The reader asks for the first 16 KiB whatever the file's size.
     const wanted = Math.max(0, Math.min(length, this.size - offset));
+    // The length comes from the file: a directory entry can claim a tile of gigabytes, read whole.
+    if (wanted > MAX_TILE_BYTES) {
+      throw new BadPackage(`one of its tiles or directories is ${(wanted / 1024 ** 2).toFixed(0)} MiB, over the ${MAX_TILE_BYTES / 1024 ** 2} MiB a tile may hold`);
+    }
     const data = new Uint8Array(wanted);
     let read = 0;
     while (read < wanted) {
@@ -49,11 +73,17 @@ export class PmtilesArchive implements TileArchive {
   constructor(file: string) {
     this.fd = openSync(file, 'r');
     this.ranges = new FileRanges(this.fd, file);
-    this.reader = new PMTiles(this.ranges);
+    // The reader inflates tiles and metadata itself, but directories through its cache: both are
+    // given a bounded inflater, or the cache would use the reader's unbounded default.
+    // Few directories kept: one of MAX_DIRECTORY_BYTES is some 66 MiB as objects, and the
+    // library's default of 100 would let a crafted archive hold gigabytes while the map is panned.
+    const directories = new SharedPromiseCache(DIRECTORIES_KEPT, undefined, inflater(MAX_DIRECTORY_BYTES, 'tile directory'));
+    this.reader = new PMTiles(this.ranges, directories, inflater(MAX_INFLATED_TILE_BYTES, 'tile'));
   }
 
   async info(): Promise<ArchiveInfo> {
     const header = await this.reader.getHeader().catch((error: unknown) => {
+      if (error instanceof BadPackage) throw error;
       throw new BadPackage(`not a PMTiles archive: ${(error as Error).message}`);
     });
     // A file cut short reads as an archive whose missing tiles are blank: every section the header
@@ -72,6 +102,8 @@ export class PmtilesArchive implements TileArchive {
     }
     const format = FORMATS[header.tileType];
     if (format === undefined) throw new BadPackage(`its tiles are of a kind the map cannot draw (PMTiles tile type ${header.tileType})`);
+    // Optional, as it is to other readers: metadata that cannot be read (broken, or inflating past
+    // the limit, having been stopped there) is done without.
     const metadata: unknown = await this.reader.getMetadata().catch(() => ({}));
     const field = (key: string): unknown => (typeof metadata === 'object' && metadata !== null && key in metadata ? (metadata as Record<string, unknown>)[key] : undefined);
     const layers = format === 'pbf' ? await this.layers(field('vector_layers'), header.maxZoom, header.centerLon, header.centerLat) : [];

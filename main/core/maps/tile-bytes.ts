@@ -8,15 +8,22 @@ const startsWith = (bytes: Uint8Array, ...prefix: number[]): boolean => prefix.e
 
 export const isGzip = (bytes: Uint8Array): boolean => startsWith(bytes, 0x1f, 0x8b);
 
+/**
+ * Gzipped bytes inflated, refused once they pass `limit`: a package is a stranger's file, and a few
+ * KiB of gzip can inflate to gigabytes. `noun` names what they are in the refusal.
+ */
+export function gunzipAtMost(bytes: Uint8Array, limit: number, noun: string): Buffer {
+  try {
+    return gunzipSync(bytes, { maxOutputLength: limit });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new BadPackage(`a ${noun} inflates to more than ${limit / 1024 ** 2} MiB, the most a ${noun} may hold`);
+    throw new BadPackage(`a gzipped ${noun} cannot be inflated: ${(error as Error).message}`);
+  }
+}
+
 /** A vector tile as the page parses it: MBTiles often stores them gzipped, PMTiles' reader already inflated them. */
 export function inflated(bytes: Uint8Array): Uint8Array {
-  if (!isGzip(bytes)) return bytes;
-  try {
-    return gunzipSync(bytes, { maxOutputLength: MAX_INFLATED_TILE_BYTES });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new BadPackage(`a tile inflates to more than ${MAX_INFLATED_TILE_BYTES / 1024 ** 2} MiB, the most a tile may hold`);
-    throw new BadPackage(`a gzipped tile cannot be inflated: ${(error as Error).message}`);
-  }
+  return isGzip(bytes) ? gunzipAtMost(bytes, MAX_INFLATED_TILE_BYTES, 'tile') : bytes;
 }
 
 /** What a tile holds, from its first bytes (MBTiles' `format` is optional and sometimes wrong). */
