@@ -23,6 +23,8 @@ export interface JobProgress {
   totalBytes: number | null;
   /** Whether a Cancel was asked for and is being carried out (an import undoing what it wrote). */
   cancelling: boolean;
+  /** A cancelled or failed import undoing what it wrote: changes reversed, of how many. */
+  undoing: { done: number; of: number } | null;
 }
 
 export interface JobView {

@@ -201,4 +201,39 @@ describe('migration 010 (undo)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('of a large import gives the event loop back between slices, and one that a change slips into stops there and is finished by undoing again', async () => {
+    const big = core.clients.create({ name: 'Big undo' }).client_id;
+    const rows = Array.from({ length: 2_000 }, (_, i) => `Row ${i},${(40 + i * 0.0001).toFixed(4)},-3.5,2`);
+    const before = state(core);
+    const imported = await core.importPois(big, Readable.from([Buffer.from(`name,lat,lng,categories\n${rows.join('\n')}\n`)]), 'csv');
+    expect(imported.added).toBe(2_000);
+
+    // A change slips in between two slices: to a POI whose create the undo has not reversed yet.
+    const oldest = (core.db.prepare('SELECT min(id) FROM pois WHERE client_id = ?').pluck().get(big) as number);
+    let slipped = false;
+    let turns = 0;
+    const probe = setInterval(() => turns++, 0);
+    const stopped = await core.undo
+      .importRun(big, imported.importId, (done) => {
+        if (done > 0 && !slipped) {
+          slipped = true;
+          core.writes.now({ kind: 'console' }, () => core.store.update({ ...core.store.get(big, oldest)!, name: 'Edited meanwhile' }));
+        }
+      })
+      .catch((e: unknown) => e);
+    clearInterval(probe);
+    // Before: one transaction, during which no timer could run; now requests get turns.
+    expect(turns).toBeGreaterThan(5);
+    expect(stopped).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/^undone in part: \d+ of 2000 changes were reversed, then this stopped it: POI \d+ "Edited meanwhile" changed since: name\. Undo the import again to reverse the rest\.$/) });
+    expect(core.db.prepare('SELECT count(*) FROM pois WHERE client_id = ?').pluck().get(big)).toBeGreaterThan(0);
+
+    // The person puts their edit back; undoing again reverses only what is left.
+    core.writes.now({ kind: 'console' }, () => core.store.update({ ...core.store.get(big, oldest)!, name: 'Row 0' }));
+    const finished = await core.undo.importRun(big, imported.importId);
+    expect(finished.undone).toBeLessThan(2_000);
+    expect(finished.undone).toBeGreaterThan(0);
+    expect(state(core)).toEqual(before);
+    await expect(core.undo.importRun(big, imported.importId)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('already undone') });
+  });
 });

@@ -42,7 +42,13 @@ export function startImport(s: Services, clientId: string, file: ImportFile, for
         }),
       );
       try {
-        const report = await importPois(s, clientId, counted, format, { ...options, importId: job.id, signal: job.signal, onProgress: (rows) => job.progress({ rows }) });
+        const report = await importPois(s, clientId, counted, format, {
+          ...options,
+          importId: job.id,
+          signal: job.signal,
+          onProgress: (rows) => job.progress({ rows }),
+          onUndoProgress: (done, of) => job.progress({ undoing: { done, of } }),
+        });
         return { state: report.cancelled ? 'cancelled' : report.failed !== null ? 'failed' : 'done', report, error: report.failed };
       } finally {
         read.destroy();
@@ -89,7 +95,7 @@ export function recoverImport(s: Services, job: JobView): string {
   const stopped = 'The app stopped while this import ran';
   if (job.kind === 'check' || job.clientId === null) return `${stopped}; a check writes nothing.`;
   try {
-    const undone = s.undo.importRun(job.clientId, job.id);
+    const undone = s.undo.importRunNow(job.clientId, job.id);
     return `${stopped}: the ${undone.undone} changes it had made were undone.`;
   } catch (error) {
     if (error instanceof ServiceError && error.code === 'NOT_FOUND') return `${stopped}, before it wrote anything.`;

@@ -10,6 +10,7 @@ import { ServiceError } from '../errors.js';
 import type { Services } from '../services.js';
 import { duplicateDistance } from '../pois/duplicates.js';
 import { newUuid } from '../store/new-uuid.js';
+import type { UndoProgress } from '../changes/undo.js';
 import type { Actor } from '../store/write-path.js';
 import { importRecords, type ImportRecord } from './records.js';
 
@@ -24,6 +25,8 @@ export interface ImportOptions {
   onProgress?: (rows: number) => void;
   /** Cancels: the rows read so far are not written, and what was written is undone. */
   signal?: AbortSignal;
+  /** How far the undo of a cancelled or failed import got. */
+  onUndoProgress?: UndoProgress;
   /** The change log's actor id of the import's writes (its job's id, so a job the app died in can be undone); a new one by default. */
   importId?: string;
 }
@@ -242,17 +245,17 @@ export async function importPois(s: Services, clientId: string, source: Readable
     void records.return(undefined);
     source.destroy();
   }
-  if ((report.cancelled || report.failed !== null) && !options.dryRun) undoWhatWasWritten(s, clientId, report);
+  if ((report.cancelled || report.failed !== null) && !options.dryRun) await undoWhatWasWritten(s, clientId, report, options.onUndoProgress);
   options.onProgress?.(report.rows);
   if (refusedCount > report.refused.length) report.refused.push({ where: 'and more', reason: `${refusedCount - report.refused.length} more rows refused` });
   return report;
 }
 
 /** A cancelled or failed import's writes, undone as one; the report says whether that worked. */
-function undoWhatWasWritten(s: Services, clientId: string, report: ImportReport): void {
+async function undoWhatWasWritten(s: Services, clientId: string, report: ImportReport, onProgress: UndoProgress | undefined): Promise<void> {
   if (report.added + report.updated + report.createdCategories.length === 0) return;
   try {
-    s.undo.importRun(clientId, report.importId);
+    await s.undo.importRun(clientId, report.importId, onProgress);
     report.undone = true;
   } catch (error) {
     // Someone changed an imported POI meanwhile: undoing over their edit would lose it.

@@ -120,7 +120,7 @@ export class Jobs {
       clientId: spec.clientId,
       label: spec.label,
       state: 'running',
-      progress: { rows: 0, bytes: 0, totalBytes: spec.totalBytes, cancelling: false },
+      progress: { rows: 0, bytes: 0, totalBytes: spec.totalBytes, cancelling: false, undoing: null },
       startedAt: this.clock.now(),
       endedAt: null,
       report: null,

@@ -11,12 +11,12 @@ const count = (n: number): string => n.toLocaleString('en');
 export function ImportJobView({ clientId, job, onCancel }: { clientId: string; job: JobView; onCancel?: () => void }) {
   const verb = job.kind === 'check' ? 'Checking' : 'Importing';
   if (job.state === 'running') {
-    const { rows, bytes, totalBytes, cancelling } = job.progress;
+    const { rows, bytes, totalBytes, cancelling, undoing } = job.progress;
     return (
       <div className="import-progress">
         <label>
-          {cancelling ? `Cancelling: undoing what was written from ${job.label}…` : `${verb} ${job.label}: ${count(rows)} rows read`}
-          <progress max={totalBytes ?? 1} value={totalBytes ? bytes : undefined} />
+          {undoing ? `Undoing what was written from ${job.label}: ${count(undoing.done)} of ${count(undoing.of)} changes` : cancelling ? `Cancelling the import of ${job.label}…` : `${verb} ${job.label}: ${count(rows)} rows read`}
+          {undoing ? <progress max={undoing.of} value={undoing.done} /> : <progress max={totalBytes ?? 1} value={totalBytes ? bytes : undefined} />}
         </label>
         {onCancel && (
           <button type="button" onClick={onCancel} disabled={cancelling}>
