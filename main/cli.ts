@@ -18,7 +18,7 @@ const USAGE = `Usage:
   npm run cli -- client implicit-flow --client CLIENT_ID --on|--off [--data DIR]
   npm run cli -- console rotate-token [--data DIR]
   npm run cli -- pois export --client CLIENT_ID --format geojson|csv [--out FILE] [--data DIR]
-  npm run cli -- pois import FILE --client CLIENT_ID [--format geojson|csv] [--geocode] [--dry-run] [--create-categories] [--data DIR]
+  npm run cli -- pois import FILE --client CLIENT_ID [--format geojson|csv] [--geocode] [--dry-run] [--create-categories] [--add-identical] [--data DIR]
   npm run cli -- undo change SEQ --client CLIENT_ID [--data DIR]        (a change of a POI or a report, by its seq)
   npm run cli -- undo import IMPORT_ID --client CLIENT_ID [--data DIR]  (every change of one import)
   npm run cli -- central init --postgres URL   (creates or upgrades the central store: PostgreSQL with PostGIS)
@@ -61,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
       geocode: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'create-categories': { type: 'boolean' },
+      'add-identical': { type: 'boolean' },
       postgres: { type: 'string' },
       url: { type: 'string' },
       credential: { type: 'string' },

@@ -164,7 +164,7 @@ export const operations = {
   /** Desktop app only: export the client's POIs to a file chosen in the system's save dialog (answered by the shell; null when cancelled). */
   'pois.exportDialog': z.object({ ...forClient, format: z.enum(EXPORT_FORMATS) }),
   /** Desktop app only: import POIs from a file chosen in the system's open dialog (answered by the shell; null when cancelled). */
-  'pois.importDialog': z.object({ ...forClient, dryRun: z.boolean().default(false), createCategories: z.boolean().default(false) }),
+  'pois.importDialog': z.object({ ...forClient, dryRun: z.boolean().default(false), createCategories: z.boolean().default(false), addIdentical: z.boolean().default(false) }),
   /** Long work (imports, checks): the newest first, with their reports; of one client, or of all. */
   'jobs.list': z.object({ clientId: guid.optional() }),
   /** One job: how far it got, and its report once it has ended. */

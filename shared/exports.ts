@@ -19,6 +19,13 @@ export interface ImportReport {
    */
   possibleDuplicates: Array<{ where: string; name: string; of: { id: number | null; name: string; distance_m: number; where?: string } }>;
   duplicateCount: number;
+  /**
+   * Rows skipped because they repeat a POI of the client, or an earlier row of the file, exactly
+   * (same name folded, within 1 m, same fields): importing the same file twice changes nothing.
+   * The first 1,000; `identicalCount` says how many. None unless identical rows were to be skipped.
+   */
+  identical: Array<{ where: string; name: string; of: { id: number | null; name: string; distance_m: number; where?: string } }>;
+  identicalCount: number;
   dryRun: boolean;
   cancelled: boolean;
   /** Why the import stopped before the file's end (the file breaks off, the disk is full); null when it read the whole file or was cancelled. */

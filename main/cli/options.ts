@@ -18,6 +18,7 @@ export interface CliOptions {
   geocode?: boolean | undefined;
   'dry-run'?: boolean | undefined;
   'create-categories'?: boolean | undefined;
+  'add-identical'?: boolean | undefined;
   postgres?: string | undefined;
   url?: string | undefined;
   credential?: string | undefined;

@@ -37,7 +37,7 @@ function formatOf(file: string, given: string | undefined): ExportFormat {
 }
 
 /**
- * `pois import FILE --client ID [--format F] [--geocode] [--dry-run] [--create-categories]`: rows
+ * `pois import FILE --client ID [--format F] [--geocode] [--dry-run] [--create-categories] [--add-identical]`: rows
  * checked by add.json's rules, bad ones listed with their line and reason, the report as JSON.
  * The import runs as the app's do, as a job: its progress on a terminal, Ctrl-C cancels it (what
  * it wrote is undone). Exit code 0 when every row went in, 1 when some were refused, 2 when it
@@ -53,6 +53,7 @@ async function runImport(args: string[], options: CliOptions): Promise<number> {
     dryRun: options['dry-run'] === true,
     geocode: options.geocode === true,
     createCategories: options['create-categories'] === true,
+    addIdentical: options['add-identical'] === true,
   });
   const cancel = (): void => {
     process.stderr.write('\nCancelling: undoing what was written…\n');

@@ -13,14 +13,14 @@ import type { Core } from '../core/service.js';
  */
 export async function importToClient(core: Core, input: unknown): Promise<Answer<JobView | null>> {
   try {
-    const { clientId, dryRun, createCategories } = validate<{ clientId: string; dryRun: boolean; createCategories: boolean }>(operations['pois.importDialog'], input);
+    const { clientId, dryRun, createCategories, addIdentical } = validate<{ clientId: string; dryRun: boolean; createCategories: boolean; addIdentical: boolean }>(operations['pois.importDialog'], input);
     const window = BrowserWindow.getFocusedWindow();
     const options = { title: 'Import POIs', properties: ['openFile' as const], filters: [{ name: 'CSV or GeoJSON', extensions: ['csv', 'geojson', 'json'] }] };
     const picked = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
     const file = picked.filePaths[0];
     if (picked.canceled || !file) return { ok: true, value: null };
     const format = /\.csv$/i.test(file) ? 'csv' : 'geojson';
-    return { ok: true, value: core.startImport(clientId, { path: file, name: basename(file), temporary: false }, format, { dryRun, createCategories }) };
+    return { ok: true, value: core.startImport(clientId, { path: file, name: basename(file), temporary: false }, format, { dryRun, createCategories, addIdentical }) };
   } catch (error) {
     if (error instanceof ServiceError) return { ok: false, error: error.toBody() };
     throw error;

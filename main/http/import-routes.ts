@@ -22,6 +22,7 @@ const query = z.object({
   format: z.enum(EXPORT_FORMATS),
   dryRun: flag,
   createCategories: flag,
+  addIdentical: flag,
   filename: z.string().max(255, 'must be at most 255 characters').optional(),
 });
 
@@ -48,7 +49,7 @@ export async function mountImportRoutes(app: FastifyInstance, options: ImportRou
         if (Number(request.headers['content-length']) > limit) throw tooLarge(limit);
         const spool = options.imports.importUploadPath();
         await receiveToFile(request.raw, spool, limit, () => tooLarge(limit));
-        const job = options.imports.startImport(q.clientId, { path: spool, name: q.filename ?? 'the uploaded file', temporary: true }, q.format, { dryRun: q.dryRun, createCategories: q.createCategories });
+        const job = options.imports.startImport(q.clientId, { path: spool, name: q.filename ?? 'the uploaded file', temporary: true }, q.format, { dryRun: q.dryRun, createCategories: q.createCategories, addIdentical: q.addIdentical });
         return reply.send({ ok: true, value: job } satisfies Answer<JobView>);
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;

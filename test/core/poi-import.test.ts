@@ -206,4 +206,49 @@ describe('importing POIs', () => {
     expect(broken).toMatchObject({ refused: [], failed: expect.stringMatching(/^After row 2, the file cannot be read: the file is not valid JSON/) });
     expect(await all(target)).toEqual([]);
   });
+
+  it('skips rows identical to a POI already there or to an earlier row, so importing a file twice adds nothing; asked to, adds them', async () => {
+    const client = core.clients.create({ name: 'Twice' }).client_id;
+    const csv = 'name,lat,lng,categories,phone\nKiosk,40.1,-3.1,2,+34 1\nKIOSK,40.1000001,-3.1,2,+34 1\nBench,40.2,-3.2,2,\n';
+    const first = await core.importPois(client, from(csv), 'csv');
+    // Line 3 repeats line 2 (the name folded, 1 cm away, the same fields).
+    expect(first).toMatchObject({ added: 2, identicalCount: 1, identical: [{ where: 'line 3', name: 'KIOSK', of: { id: null, where: 'line 2' } }] });
+    const again = await core.importPois(client, from(csv), 'csv');
+    expect(again).toMatchObject({ added: 0, identicalCount: 3, refused: [] });
+    expect(again.identical.map((d) => d.of.id)).toEqual([expect.any(Number), expect.any(Number), expect.any(Number)]);
+    const check = await core.importPois(client, from(csv), 'csv', { dryRun: true });
+    expect(check).toMatchObject({ added: 0, identicalCount: 3 });
+    // Another phone is another POI (flagged as a possible duplicate, added); asked to, identical rows go in.
+    const changed = await core.importPois(client, from('name,lat,lng,categories,phone\nKiosk,40.1,-3.1,2,+34 2\n'), 'csv');
+    expect(changed).toMatchObject({ added: 1, identicalCount: 0, duplicateCount: 1 });
+    const forced = await core.importPois(client, from(csv), 'csv', { addIdentical: true });
+    expect(forced).toMatchObject({ added: 3, identicalCount: 0 });
+    expect((await all(client)).length).toBe(6);
+  });
+
+  it('checks 1,000 long names at one point giving other work its turns, each row compared with a bounded number of others', async () => {
+    const client = core.clients.create({ name: 'Dense' }).client_id;
+    // Unlike each other, so every row is compared with all it may be (the worst case), none found similar.
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const name = (i: number): string => {
+      // xorshift32, seeded by the row: the same names at every run.
+      let seed = (i + 1) * 2_654_435_761;
+      const next = (): number => {
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return (seed >>> 0) % 26;
+      };
+      return Array.from({ length: 255 }, () => letters[next()]).join('');
+    };
+    const rows = Array.from({ length: 1_000 }, (_, i) => `"${name(i)}",40.4,-3.7,2`);
+    let turns = 0;
+    const probe = setInterval(() => turns++, 0);
+    const report = await core.importPois(client, from(`name,lat,lng,categories\n${rows.join('\n')}\n`), 'csv', { dryRun: true });
+    clearInterval(probe);
+    expect(report).toMatchObject({ rows: 1_000, added: 1_000, refused: [] });
+    expect(report.duplicateCount).toBe(0);
+    // Before: the whole batch of 1,000 in one turn, no timer ran until it ended.
+    expect(turns).toBeGreaterThan(10);
+  });
 });

@@ -36,3 +36,32 @@ test('importing a CSV: a preview of the mapping, a check, then the import with i
   await expect(section.getByText('Import undone: 2 changes reversed.')).toBeVisible();
   expect(await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Imported' } })).toEqual([]);
 });
+
+test('a 100,000-row import shows its progress, and a Cancel at half-way leaves the client as it was', async ({ app: page, info }) => {
+  test.setTimeout(180_000);
+  const file = join(mkdtempSync(join(tmpdir(), 'poi-e2e-import-')), 'bulk.csv');
+  const rows = ['name,lat,lng,category_names'];
+  for (let i = 0; i < 100_000; i++) rows.push(`Bulk ${i},${(40.3 + (i % 400) * 0.0005).toFixed(4)},${(-3.8 + Math.floor(i / 400) * 0.0005).toFixed(4)},Restaurant`);
+  writeFileSync(file, `${rows.join('\n')}\n`);
+  const before = await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { total: 1000 } });
+
+  const section = page.getByRole('region', { name: 'Import POIs' });
+  const chooser = page.waitForEvent('filechooser');
+  await section.getByRole('button', { name: 'Choose a CSV or GeoJSON file…' }).click();
+  await (await chooser).setFiles(file);
+  await section.getByRole('button', { name: 'Import', exact: true }).click();
+  const progress = section.getByRole('progressbar', { name: /^Importing bulk\.csv: [\d,]+ rows read/ });
+  await expect(progress).toBeVisible();
+  // Half-way by the job's own progress (the share of the file read).
+  await expect.poll(() => progress.evaluate((bar: HTMLProgressElement) => bar.value / bar.max), { timeout: 120_000, intervals: [100] }).toBeGreaterThanOrEqual(0.5);
+  await section.getByRole('button', { name: 'Cancel' }).click();
+  await expect(section.getByText(/^Cancelled after [\d,]+ rows: nothing was changed\.$/)).toBeVisible({ timeout: 60_000 });
+  expect(await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { total: 1000 } })).toEqual(before);
+  expect(await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Bulk' } })).toEqual([]);
+  // Kept, with its report, among the earlier imports once another starts or the page comes back.
+  await page.reload();
+  const earlier = page.getByRole('region', { name: 'Import POIs' }).getByText('Earlier imports and checks', { exact: false });
+  await expect(earlier).toBeVisible();
+  await earlier.click();
+  await expect(page.getByText(/^Import of bulk\.csv, .*: cancelled$/)).toBeVisible();
+});

@@ -19,7 +19,7 @@ export interface ImportFile {
   temporary: boolean;
 }
 
-export type ImportJobOptions = Pick<ImportOptions, 'dryRun' | 'createCategories' | 'geocode'>;
+export type ImportJobOptions = Pick<ImportOptions, 'dryRun' | 'createCategories' | 'geocode' | 'addIdentical'>;
 
 /**
  * An import (or its Check only) as a job: answers at once; the file is read as the job runs, its

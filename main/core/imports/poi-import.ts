@@ -8,7 +8,7 @@ import { addPoiInput, categoryDescription, MAX_CATEGORIES_PER_POI, updatePoiInpu
 import { foldText } from '../../../shared/text-fold.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../services.js';
-import { duplicateDistance } from '../pois/duplicates.js';
+import { ImportTwins } from './import-twins.js';
 import { newUuid } from '../store/new-uuid.js';
 import type { UndoProgress } from '../changes/undo.js';
 import type { Actor } from '../store/write-path.js';
@@ -19,6 +19,8 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** Create the categories a row names that the client does not have (else the row is refused). */
   createCategories?: boolean;
+  /** Add rows that repeat a POI of the client exactly (same name folded, within 1 m, same fields): skipped by default. */
+  addIdentical?: boolean;
   /** Fill empty address fields from the position (one geocoder call per row: slow). */
   geocode?: boolean;
   /** Rows read so far, at every turn the import gives to other work. */
@@ -79,16 +81,21 @@ export async function importPois(s: Services, clientId: string, source: Readable
   s.clients.requireId(clientId);
   const actor = { kind: 'import', id: options.importId ?? newUuid() } as const satisfies Actor;
   const report: ImportReport = {
-    importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], ignoredColumns: [], createdCategories: [], possibleDuplicates: [], duplicateCount: 0, dryRun: options.dryRun === true, cancelled: false, failed: null, undone: false,
+    importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], ignoredColumns: [], createdCategories: [], possibleDuplicates: [], duplicateCount: 0, identical: [], identicalCount: 0, dryRun: options.dryRun === true, cancelled: false, failed: null, undone: false,
   };
-  // Flagged, never refused: checked against what the client holds (earlier batches of this import included).
+  const twins = new ImportTwins(s.store, clientId, options.dryRun === true);
+  /** A row that repeats a POI exactly is skipped (unless asked otherwise), and counted. */
+  const skipIdentical = (where: string, row: ValidAddPoi): boolean => {
+    if (options.addIdentical) return false;
+    const twin = twins.identical(row);
+    if (!twin) return false;
+    report.identicalCount++;
+    if (report.identical.length < MAX_LISTED) report.identical.push({ where, name: row.name, of: twin });
+    return true;
+  };
+  // Flagged, never refused: checked against what the client holds and the file's earlier rows.
   const flagDuplicate = (where: string, row: ValidAddPoi): void => {
-    let twin: ImportReport['possibleDuplicates'][number]['of'] | undefined = s.queries.duplicates(clientId, { lat: row.lat, lng: row.lng, name: row.name })[0];
-    // The rows of the batch not written yet (in a dry run, nothing is: only the batch's own rows are compared).
-    for (let i = 0; !twin && i < pending.length; i++) {
-      const d = duplicateDistance(pending[i]!, row);
-      if (d !== undefined) twin = { id: null, name: pending[i]!.name, distance_m: d, where: pendingWhere[i]! };
-    }
+    const twin = twins.twin(row);
     if (!twin) return;
     report.duplicateCount++;
     if (report.possibleDuplicates.length < MAX_LISTED) report.possibleDuplicates.push({ where, name: row.name, of: twin });
@@ -151,13 +158,14 @@ export async function importPois(s: Services, clientId: string, source: Readable
   };
 
   const pending: ValidAddPoi[] = [];
-  const pendingWhere: string[] = [];
   const flush = (): void => {
     if (pending.length === 0) return;
-    if (!options.dryRun) s.pois.addMany(clientId, pending, actor);
+    if (!options.dryRun) {
+      s.pois.addMany(clientId, pending, actor);
+      twins.written();
+    }
     report.added += pending.length;
     pending.length = 0;
-    pendingWhere.length = 0;
   };
   let turnStarted = performance.now();
   /** Writes what is pending and lets other requests in, once this turn has run its time. */
@@ -225,6 +233,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
         refuse(r.where, `categories: no category ${unknown.join(', ')} in this client`);
         continue;
       }
+      if (skipIdentical(r.where, checked.data)) continue;
       flagDuplicate(r.where, checked.data);
       if (options.geocode) {
         if (!options.dryRun) await s.pois.add(clientId, null, checked.data, actor);
@@ -232,7 +241,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
         continue;
       }
       pending.push(checked.data);
-      pendingWhere.push(r.where);
+      twins.add(checked.data, r.where);
     }
   };
   try {

@@ -46,7 +46,7 @@ export class Merges {
     const rows = this.page.all(clientId, after, SCAN);
     for (const a of rows) {
       // The add form's own check (duplicates.ts), keeping the higher ids: each pair once.
-      for (const b of possibleDuplicates(this.store, clientId, a, a.id)) {
+      for (const b of possibleDuplicates(this.store, clientId, a, { exceptId: a.id })) {
         if (b.id > a.id) pairs.push({ a: { id: a.id, name: a.name }, b: { id: b.id, name: b.name }, distance_m: b.distance_m });
       }
       if (pairs.length >= PAIRS) return { pairs, next: a.id };

@@ -69,7 +69,7 @@ export class PoiQueries {
    * (duplicates.ts): what the add form, add.json and imports flag. `exceptId`: the POI itself.
    */
   duplicates(clientId: string, probe: DuplicateProbe, exceptId?: number): PossibleDuplicate[] {
-    return possibleDuplicates(this.store, clientId, probe, exceptId);
+    return possibleDuplicates(this.store, clientId, probe, { exceptId });
   }
 
   async where(clientId: string, input: ValidWhere): Promise<PoiReply[]> {

@@ -20,6 +20,7 @@ export function ImportPois({ clientId }: { clientId: string }) {
   const [file, setFile] = useState<{ file: File; format: ExportFormat; preview: Preview } | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
   const [createCategories, setCreateCategories] = useState(false);
+  const [addIdentical, setAddIdentical] = useState(false);
   const importer = useImportPois(clientId);
 
   const pick = async (chosen: File): Promise<void> => {
@@ -39,14 +40,20 @@ export function ImportPois({ clientId }: { clientId: string }) {
     }
   };
   const run = (dryRun: boolean): void => {
-    if (!inBrowserMode) void importer.pick({ dryRun, createCategories });
-    else if (file) void importer.start(file.file, file.format, { dryRun, createCategories });
+    if (!inBrowserMode) void importer.pick({ dryRun, createCategories, addIdentical });
+    else if (file) void importer.start(file.file, file.format, { dryRun, createCategories, addIdentical });
   };
   const categoriesOption = (
-    <label>
-      <input type="checkbox" checked={createCategories} onChange={(e) => setCreateCategories(e.target.checked)} />
-      Create the categories the file names that this client does not have
-    </label>
+    <>
+      <label>
+        <input type="checkbox" checked={createCategories} onChange={(e) => setCreateCategories(e.target.checked)} />
+        Create the categories the file names that this client does not have
+      </label>
+      <label>
+        <input type="checkbox" checked={addIdentical} onChange={(e) => setAddIdentical(e.target.checked)} />
+        Add rows identical to a POI already there (skipped otherwise, so importing a file twice adds nothing)
+      </label>
+    </>
   );
   const actions = (
     <div className="actions">

@@ -12,6 +12,7 @@ export function ImportReportView({ clientId, report }: { clientId: string; repor
         <p>
           {report.dryRun ? 'Checked, nothing written: ' : ''}
           {report.added} added, {report.updated} updated, {report.refused.length} refused, of {report.rows} rows
+          {report.identicalCount > 0 && `, ${report.identicalCount} skipped as identical to a POI already there`}
           {report.createdCategories.length > 0 && `; categories ${report.dryRun ? 'to create' : 'created'}: ${report.createdCategories.join(', ')}`}.
         </p>
         {report.refused.length > 0 && (
@@ -25,6 +26,21 @@ export function ImportReportView({ clientId, report }: { clientId: string; repor
           </ul>
         )}
       </div>
+      {report.identicalCount > 0 && (
+        <details className="import-identical">
+          <summary>
+            {report.identicalCount} {report.identicalCount === 1 ? 'row' : 'rows'} skipped: identical to a POI already there
+          </summary>
+          <ul aria-label="Rows skipped as identical">
+            {report.identical.slice(0, SHOWN).map((d, i) => (
+              <li key={i}>
+                {d.where}: “{d.name}”, {d.of.id === null ? `as ${d.of.where} of this file` : `as POI ${d.of.id}`}
+              </li>
+            ))}
+            {report.identicalCount > SHOWN && <li>and {report.identicalCount - SHOWN} more</li>}
+          </ul>
+        </details>
+      )}
       {report.duplicateCount > 0 && (
         <div className="import-duplicates">
           <p>

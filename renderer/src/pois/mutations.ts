@@ -52,6 +52,13 @@ export function useMovePoi(clientId: string) {
 /** Desktop app: the export written to a file chosen in the system's save dialog. */
 export const useExportDialog = () => useOperation('pois.exportDialog', () => []);
 
+/** What the person chose for an import: a check or the import, categories created, identical rows added. */
+export interface ImportChoices {
+  dryRun: boolean;
+  createCategories: boolean;
+  addIdentical: boolean;
+}
+
 /** Desktop app: the system's open dialog, then the chosen file's import job. */
 export const useImportDialog = () => useOperation('pois.importDialog', () => [jobKeys.all]);
 
@@ -92,7 +99,7 @@ export function useImportPois(clientId: string) {
     setJobId(undefined);
   };
   /** Browser mode: the file sent, then imported. */
-  const start = async (file: File, format: ExportFormat, options: { dryRun: boolean; createCategories: boolean }): Promise<void> => {
+  const start = async (file: File, format: ExportFormat, options: ImportChoices): Promise<void> => {
     const abort = new AbortController();
     controller.current = abort;
     begin();
@@ -107,7 +114,7 @@ export function useImportPois(clientId: string) {
     }
   };
   /** The desktop app: the system's open dialog picks the file. */
-  const pick = async (options: { dryRun: boolean; createCategories: boolean }): Promise<void> => {
+  const pick = async (options: ImportChoices): Promise<void> => {
     begin();
     try {
       started({ ok: true, value: await dialog.mutateAsync({ clientId, ...options }) });
