@@ -7,6 +7,7 @@ import { benchHttp } from './http-bench.js';
 import { benchPois } from './pois.js';
 import { benchBasemap, basemapRows } from './basemap.js';
 import { benchExports, exportRows } from './exports.js';
+import { benchImports, importRows } from './imports.js';
 import { benchSync, syncRows } from './sync.js';
 import { benchSyncAgainst } from './sync-baseline.js';
 import { benchMap, mapRows } from './map.js';
@@ -15,7 +16,7 @@ import { buildRows, contentionRows, HEADERS, renderTable, scaleRows } from './ta
 import { findWrk } from './wrk.js';
 
 /**
- * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,pois,contention,scale,map,basemap,exports,sync] [-- --baseline REF [--rounds N]]`: measures the HTTP API
+ * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,pois,contention,scale,map,basemap,exports,imports,sync] [-- --baseline REF [--rounds N]]`: measures the HTTP API
  * against a bare node:http server, login, the POI queries on N POIs (default 1,000,000; 100,000
  * with --quick; 10,000,000 with --huge) and, served by the CLI on them, map views, near queries,
  * the serving process's memory and a get.json beside heavy requests; prints one table and writes it, with
@@ -40,7 +41,7 @@ const count = Number(values.pois ?? (quick ? 100_000 : 1_000_000));
 // --huge: the scale section (map views, near queries, memory behind the CLI) on 10,000,000 POIs.
 const scaleCount = huge ? 10_000_000 : count;
 if (!Number.isInteger(count) || count < 1000) throw new Error('--pois must be an integer of at least 1000');
-const only = new Set((values.only ?? 'http,pois,contention,scale,map,basemap,exports,sync').split(','));
+const only = new Set((values.only ?? 'http,pois,contention,scale,map,basemap,exports,imports,sync').split(','));
 const plan = quick
   ? { seconds: 3, warmup: 1, repeats: 3, loginSeconds: 3, scaleSeconds: 3 }
   : { seconds: 10, warmup: 2, repeats: 3, loginSeconds: 5, scaleSeconds: 10 };
@@ -71,11 +72,13 @@ try {
   const basemap = only.has('basemap') ? await benchBasemap(3) : undefined;
   // A client's POIs exported as CSV and GeoJSON (100,000 POIs, or 20,000 with --quick).
   const exports = only.has('exports') ? await benchExports(quick ? 20_000 : 100_000) : undefined;
+  // Imports as jobs beside get.json probes (100,000 rows; 20,000 with --quick), and the peak memory of a 1 GB CSV (100 MB with --quick) and of a 200 MB GeoJSON feature.
+  const imports = only.has('imports') ? await benchImports(quick ? 20_000 : 100_000, quick ? 1e8 : 1e9) : undefined;
   // Sync with a central PostgreSQL (throwaway cluster): push and pull of 100,000 changes, and a first pull of 1,000,000 POIs (20,000 and 100,000 with --quick).
   const syncSizes = [quick ? 20_000 : 100_000, quick ? 100_000 : 1_000_000] as const;
   const compared = only.has('sync') && values.baseline ? await benchSyncAgainst(values.baseline, ...syncSizes, Number(values.rounds ?? 3)) : undefined;
   const sync = compared?.current ?? (only.has('sync') ? await benchSync(...syncSizes) : undefined);
-  const rows = [...buildRows(http, pois), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...syncRows(sync, compared && { result: compared.baseline, ref: compared.ref })];
+  const rows = [...buildRows(http, pois), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...importRows(imports), ...syncRows(sync, compared && { result: compared.baseline, ref: compared.ref })];
   const tool = findWrk() ?? 'Node keep-alive generator (no wrk on the PATH)';
   console.log('');
   console.log(renderTable(rows));
@@ -102,6 +105,7 @@ try {
     map,
     basemap,
     exports,
+    imports,
     sync,
     syncBaseline: compared ? { ref: compared.ref, result: compared.baseline } : undefined,
   };

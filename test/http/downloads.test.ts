@@ -113,4 +113,18 @@ describe('browser mode: imports as uploads', () => {
     // The upload's copy goes with its job.
     expect(spooled()).toEqual([]);
   });
+
+  it('reads a whole upload before its job starts: a record over 1 MB after 1,500 rows fails the import, and nothing of it stays', async () => {
+    const target = core.clients.create({ name: 'Long record' }).client_id;
+    const rows = Array.from({ length: 1_500 }, (_, i) => `Row ${i},40.${i},-3.5,7`);
+    // Before: the listener answered before reading the body (the client saw ECONNRESET) and 1,500 rows stayed.
+    const csv = `name,lat,lng,categories\n${rows.join('\n')}\n"${'x'.repeat(1_100_000)}",40,-3,7\n`;
+    const r = await upload(`clientId=${target}&format=csv&filename=long.csv`, csv);
+    expect(r.status).toBe(200);
+    const { value: job } = (await r.json()) as { value: JobView };
+    let now = job;
+    while (now.state === 'running') now = (await op('jobs.get', { id: job.id })).value;
+    expect(now).toMatchObject({ state: 'failed', error: expect.stringMatching(/^After row 1500, the file cannot be read: .*Max Record Size/) });
+    expect(await core.console['pois.search']({ clientId: target, filter: {} })).toEqual([]);
+  });
 });
