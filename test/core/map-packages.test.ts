@@ -30,6 +30,27 @@ afterEach(() => {
 const inMaps = (): string[] => readdirSync(join(dir, 'maps')).sort();
 
 describe('map packages: import', () => {
+  it('copies a large package off the event loop: other work gets its turns while it is copied', async () => {
+    const file = join(dir, 'large.mbtiles');
+    const coords = tilesAround(LNG, LAT, 12, 12, 4);
+    writeMbtiles(file, { format: 'png', name: 'Large', tiles: rasterTiles(coords, [0, 0, 200]) });
+    // Grown to 256 MiB with a table the import never reads: the copy is what is measured.
+    const db = new BetterSqlite3(file);
+    db.exec('CREATE TABLE filler (bytes BLOB)');
+    const insert = db.prepare('INSERT INTO filler VALUES (randomblob(?))');
+    db.transaction(() => {
+      for (let i = 0; i < 256; i++) insert.run(1024 * 1024);
+    })();
+    db.close();
+    let turns = 0;
+    const probe = setInterval(() => turns++, 0);
+    const pkg = await core.maps.importFile(file);
+    clearInterval(probe);
+    expect(pkg.bytes).toBeGreaterThan(256 * 1024 ** 2);
+    // Before: copyFileSync and fsyncSync, during which no timer could run.
+    expect(turns).toBeGreaterThan(3);
+  }, 60_000);
+
   it('imports a raster MBTiles and reads its tiles with the TMS row flipped', async () => {
     const file = join(dir, 'red.mbtiles');
     const coords = tilesAround(LNG, LAT, 10, 12);

@@ -1,4 +1,5 @@
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFile, open } from 'node:fs/promises';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { MAX_PACKAGE_NAME, TILE_CONTENT_TYPES, type MapContainer, type MapPackage } from '../../../shared/maps.js';
 import { ServiceError } from '../errors.js';
@@ -49,12 +50,13 @@ const fileOf = (dir: string, p: Pick<MapPackage, 'id' | 'container'>): string =>
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The package's bytes on disk before its description says it is there. */
-function syncFile(file: string): void {
-  const fd = openSync(file, 'r');
+/** On disk before its description is written; off the event loop (a package can be gigabytes of dirty pages). */
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, 'r');
   try {
-    fsyncSync(fd);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
 
@@ -149,11 +151,12 @@ export class MapPackages {
         importedAt: new Date(this.now()).toISOString(),
       };
       placed = fileOf(dir, pkg);
+      // The copy runs off the event loop: copyFileSync of a 2 GB package held every request for its length.
       if (options.move) renameSync(source, placed);
-      else copyFileSync(source, placed);
+      else await copyFile(source, placed);
       // Private, as the data folder's other files: a copy takes its source's mode (0644 from the CLI).
       chmodSync(placed, PRIVATE_FILE_MODE);
-      syncFile(placed);
+      await syncFile(placed);
       writeDurably(sidecarOf(dir, id), JSON.stringify(pkg));
       return pkg;
     } catch (error) {
