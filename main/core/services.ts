@@ -134,6 +134,7 @@ export function openServices(options: CoreOptions): Services {
   const onDisk = options.file !== ':memory:' && options.file !== '';
   const tileCache = new TileCacheStore(onDisk ? join(dirname(options.file), 'tile-cache.sqlite') : ':memory:', options.nativeBinding);
   const watch = new DataWatch(db);
+  const jobs = new Jobs(db, writes, clock);
   const backups = new Backups({
     db,
     file: onDisk ? options.file : undefined,
@@ -145,13 +146,19 @@ export function openServices(options: CoreOptions): Services {
     forget: () => {
       watch.forget();
       replyCache.clear();
+      // A backup made while an import ran brings that import back half done: undone as a crash's.
+      jobs.recoverInterrupted((job) => recoverImport(services, job));
+    },
+    busy: () => {
+      const job = jobs.runningFor();
+      return job && `the ${job.kind === 'check' ? 'check' : 'import'} of ${job.label} is running: wait for it to end, or cancel it`;
     },
   });
   const services: Services = {
     db,
     clock,
     backups,
-    jobs: new Jobs(db, writes, clock),
+    jobs,
     importSpool: new ImportSpool(onDisk ? join(dirname(options.file), 'imports') : join(tmpdir(), 'poi-imports')),
     clients,
     members,

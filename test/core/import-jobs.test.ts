@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,4 +130,70 @@ describe('import jobs', () => {
     const [job] = next.jobs.list(client);
     expect(job).toMatchObject({ kind: 'import', state: 'interrupted', error: expect.stringMatching(/^The app stopped while this import ran: the \d+ changes it had made were undone\.$/) });
   }, 120_000);
+
+  it('a file that cannot be read fails its job, without taking the process down; a Cancel ends a job that waits for a file that never comes', async () => {
+    const { core, dir } = fileCore();
+    const client = core.clients.create({ name: 'Unreadable' }).client_id;
+    // A directory: opening it for reading fails (EISDIR) after the job has started.
+    const job = core.startImport(client, { path: dir, name: 'a folder', temporary: false }, 'csv', {});
+    const ended = await core.jobs.whenDone(job.id);
+    expect(ended).toMatchObject({ state: 'failed', error: expect.stringMatching(/the file could not be read \(.*EISDIR/) });
+
+    // A source that sends its header and then nothing, as a stalled network drive would.
+    const stalled = new Readable({ read() {} });
+    stalled.push('name,lat,lng,categories\nFirst,40,-3,7\n');
+    const controller = new AbortController();
+    const running = core.importPois(client, stalled, 'csv', { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    expect(await running).toMatchObject({ cancelled: true, added: 0, failed: null });
+    expect(stalled.destroyed).toBe(true);
+  });
+
+  it('takes a job for dead by its start (same pid, another start), or by a heartbeat a minute old (a pid reused by another program); one process claims it', async () => {
+    const { core, dir } = fileCore();
+    const client = core.clients.create({ name: 'Recovered' }).client_id;
+    const before = holdings(core, client);
+    const csv = (n: string) => Readable.from([Buffer.from(`name,lat,lng,categories\n${n} 1,40.1,-3.1,7\n${n} 2,40.2,-3.2,7\n`)]);
+    const rowOf = (id: string, pid: number, seenAt: number) => ({
+      id, kind: 'import', client_id: client, label: 'x.csv', state: 'running', pid, instance: 'an earlier start', seen_at: seenAt, started_at: seenAt, ended_at: null,
+      progress: JSON.stringify({ rows: 0, bytes: 0, totalBytes: null, cancelling: false, undoing: null }), report: null, error: null,
+    });
+    const insert = core.db.prepare('INSERT INTO jobs VALUES (@id, @kind, @client_id, @label, @state, @pid, @instance, @seen_at, @started_at, @ended_at, @progress, @report, @error)');
+    const samePid = '01900000-0000-7000-8000-000000000001';
+    const reusedPid = '01900000-0000-7000-8000-000000000002';
+    const alive = '01900000-0000-7000-8000-000000000003';
+    await core.importPois(client, csv('Same pid'), 'csv', { importId: samePid });
+    await core.importPois(client, csv('Reused pid'), 'csv', { importId: reusedPid });
+    await core.importPois(client, csv('Alive'), 'csv', { importId: alive });
+    // This very pid, written by an earlier start of it (a container's pid 1); pid 1 alive but silent for an hour; pid 1, seen just now.
+    insert.run(rowOf(samePid, process.pid, Date.now()));
+    insert.run(rowOf(reusedPid, 1, Date.now() - 3_600_000));
+    insert.run(rowOf(alive, 1, Date.now()));
+    core.close();
+    cores.length = 0;
+
+    const next = fileCore(dir).core;
+    expect(next.jobs.get(samePid)).toMatchObject({ state: 'interrupted', error: expect.stringMatching(/were undone/) });
+    expect(next.jobs.get(reusedPid)).toMatchObject({ state: 'interrupted', error: expect.stringMatching(/were undone/) });
+    // Another live process's job is left to it.
+    expect(next.jobs.get(alive)).toMatchObject({ state: 'running' });
+    const names = (holdings(next, client).pois as Array<{ name: string }>).map((p) => p.name).sort();
+    expect(names).toEqual([...(before.pois as Array<{ name: string }>).map((p) => p.name), 'Alive 1', 'Alive 2'].sort());
+  });
+
+  it('runs one import at a time per client, and refuses a restore while an import runs', async () => {
+    const { core, dir } = fileCore();
+    const client = core.clients.create({ name: 'One at a time' }).client_id;
+    const backup = await core.backups.create('manual');
+    const file = csvFile(dir, 20_000);
+    const job = core.startImport(client, { path: file, name: 'first.csv', temporary: false }, 'csv', { createCategories: true });
+    expect(() => core.startImport(client, { path: file, name: 'second.csv', temporary: false }, 'csv', {})).toThrow(/the import of first\.csv into this client is running: wait for it to end, or cancel it/);
+    await expect(core.backups.restore(join(dir, 'backups', backup.name))).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/cannot restore now: the import of first\.csv is running/) });
+    core.jobs.cancel(job.id);
+    expect(await core.jobs.whenDone(job.id)).toMatchObject({ state: 'cancelled' });
+    // Once it has ended, another may start.
+    const again = core.startImport(client, { path: file, name: 'second.csv', temporary: false }, 'csv', { dryRun: true, createCategories: true });
+    expect((await core.jobs.whenDone(again.id)).state).toBe('done');
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { chmodSync, constants, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, constants, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { BackupInfo, BackupKind } from '../../../shared/backups.js';
 import type { Clock } from '../clock.js';
@@ -23,6 +24,8 @@ export interface BackupsOptions {
   keepDaily: () => number;
   /** Drops what this process keeps in memory about the data, after a restore replaced it. */
   forget: () => void;
+  /** Why a restore must wait now (an import running, which would go on writing into the restored data), or undefined. */
+  busy: () => string | undefined;
 }
 
 /**
@@ -74,6 +77,9 @@ export class Backups {
   }
 
   /** One at a time: two copies at once would only slow each other, and a restore must not meet a backup. */
+  /** A restore is under way: no import may start (it would write into data about to be replaced). */
+  restoring = false;
+
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     const next = this.running.then(work, work);
     this.running = next.catch(() => undefined);
@@ -134,14 +140,18 @@ export class Backups {
    */
   restore(source: string): Promise<{ saved: BackupInfo }> {
     return this.exclusive(async () => {
+      const busy = this.o.busy();
+      if (busy !== undefined) throw new ServiceError('CONFLICT', `cannot restore now: ${busy}`, 'name');
       const { file, folder } = this.live();
       ensureFolder(folder);
       const work = join(folder, `.restore-${this.o.clock.now()}-${process.pid}.sqlite`);
+      this.restoring = true;
       try {
         try {
-          copyFileSync(source, work, constants.COPYFILE_EXCL);
+          // Off the event loop: a database of gigabytes copied with copyFileSync held every request.
+          await copyFile(source, work, constants.COPYFILE_EXCL);
           // A database copied while its program ran may have commits still in its WAL.
-          if (existsSync(`${source}-wal`)) copyFileSync(`${source}-wal`, `${work}-wal`, constants.COPYFILE_EXCL);
+          if (existsSync(`${source}-wal`)) await copyFile(`${source}-wal`, `${work}-wal`, constants.COPYFILE_EXCL);
         } catch (error) {
           throw refused(`cannot read ${basename(source)} (${error instanceof Error ? error.message : String(error)})`);
         }
@@ -165,6 +175,7 @@ export class Backups {
         this.o.forget();
         return { saved };
       } finally {
+        this.restoring = false;
         for (const leftover of readdirSync(folder)) if (leftover.startsWith(basename(work))) rmSync(join(folder, leftover), { force: true });
       }
     });

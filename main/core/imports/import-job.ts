@@ -1,6 +1,6 @@
 import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Transform } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import type { ExportFormat } from '../../../shared/exports.js';
 import type { JobView } from '../../../shared/jobs.js';
 import { ServiceError } from '../errors.js';
@@ -28,19 +28,23 @@ export type ImportJobOptions = Pick<ImportOptions, 'dryRun' | 'createCategories'
 export function startImport(s: Services, clientId: string, file: ImportFile, format: ExportFormat, options: ImportJobOptions): JobView {
   try {
     s.clients.requireId(clientId);
+    // One at a time per client: two at once would each skip rows the other wrote, and a cancel of one would take them.
+    if (s.backups.restoring) throw new ServiceError('STORAGE_BUSY', 'a backup is being restored: import once it is done');
+    const running = s.jobs.runningFor(clientId);
+    if (running) throw new ServiceError('CONFLICT', `the ${running.kind === 'check' ? 'check' : 'import'} of ${running.label} into this client is running: wait for it to end, or cancel it`, 'clientId');
     const totalBytes = statSync(file.path).size;
     return s.jobs.start({ kind: options.dryRun ? 'check' : 'import', clientId, label: file.name, totalBytes }, async (job): Promise<JobOutcome> => {
       const read = createReadStream(file.path);
       let bytes = 0;
-      const counted = read.pipe(
-        new Transform({
-          transform(chunk: Buffer, _encoding, next) {
-            bytes += chunk.length;
-            job.progress({ bytes });
-            next(null, chunk);
-          },
-        }),
-      );
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, next) {
+          bytes += chunk.length;
+          job.progress({ bytes });
+          next(null, chunk);
+        },
+      });
+      // pipeline, not pipe: a read error (a drive gone) reaches the importer, which stops there.
+      pipeline(read, counted, () => undefined);
       try {
         const report = await importPois(s, clientId, counted, format, {
           ...options,

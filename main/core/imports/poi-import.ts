@@ -178,19 +178,32 @@ export async function importPois(s: Services, clientId: string, source: Readable
   };
 
   const records = importRecords(source, format, (ignored) => (report.ignoredColumns = ignored));
+  // The wait for the next record also ends when the file cannot be read any more (a drive gone,
+  // a directory given as the file: a parser piped from it would wait for ever) or on Cancel.
+  const CANCELLED = Symbol('cancelled');
+  const interrupted = new Promise<typeof CANCELLED>((resolve, reject) => {
+    source.on('error', (error: Error) => reject(new ServiceError('INVALID_PARAMETER', `the file could not be read (${error.message})`, 'file')));
+    if (options.signal?.aborted) resolve(CANCELLED);
+    options.signal?.addEventListener('abort', () => resolve(CANCELLED), { once: true });
+  });
+  interrupted.catch(() => undefined);
   const readAll = async (): Promise<void> => {
     for (;;) {
       if (options.signal?.aborted) {
         report.cancelled = true;
         return;
       }
-      let next: IteratorResult<ImportRecord>;
+      let next: IteratorResult<ImportRecord> | typeof CANCELLED;
       try {
-        next = await records.next();
+        next = await Promise.race([records.next(), interrupted]);
       } catch (error) {
         // A file that cannot be read past some point (a 100 MB line, broken JSON): the import stops there.
         if (!(error instanceof ServiceError)) throw error;
         report.failed = `${report.rows === 0 ? 'The file' : `After row ${report.rows}, the file`} cannot be read: ${error.message}`;
+        return;
+      }
+      if (next === CANCELLED) {
+        report.cancelled = true;
         return;
       }
       if (next.done) return;
@@ -246,6 +259,8 @@ export async function importPois(s: Services, clientId: string, source: Readable
   };
   try {
     await readAll();
+    // A Cancel that came during the last read still wins: nothing of it stays.
+    if (options.signal?.aborted) report.cancelled = true;
     if (!report.cancelled && report.failed === null) flush();
   } catch (error) {
     report.failed = `The import stopped: ${error instanceof Error ? error.message : String(error)}`;

@@ -35,6 +35,8 @@ interface JobRow {
   label: string;
   state: JobState;
   pid: number;
+  instance: string;
+  seen_at: number;
   started_at: number;
   ended_at: number | null;
   progress: string;
@@ -50,6 +52,12 @@ interface Running {
 
 /** How many jobs a list shows. */
 const LISTED = 50;
+/** How often a running job says it is alive (its row's `seen_at`). */
+export const HEARTBEAT_MS = 10_000;
+/** A running job not seen alive for this long is taken for dead, whatever its pid says (the pid may be another program's now). */
+const DEAD_AFTER_MS = 6 * HEARTBEAT_MS;
+/** This start of this process: a pid alone does not tell it from an earlier start (a container's process is pid 1 every time). */
+const INSTANCE = newUuid();
 
 const viewOf = (row: JobRow): JobView => ({
   id: row.id,
@@ -80,6 +88,9 @@ export class Jobs {
   private readonly recentOfClient: Statement<[string, number], JobRow>;
   private readonly prune: Statement<[number]>;
   private readonly stale: Statement<[], JobRow>;
+  private readonly claim: Statement<[{ id: string; ended_at: number; error: string }]>;
+  private readonly heartbeat: Statement<[number, string]>;
+  private beating: NodeJS.Timeout | undefined;
 
   constructor(
     db: Database,
@@ -87,8 +98,11 @@ export class Jobs {
     private readonly clock: Clock,
   ) {
     this.insert = db.prepare(
-      'INSERT INTO jobs (id, kind, client_id, label, state, pid, started_at, ended_at, progress, report, error) VALUES (@id, @kind, @client_id, @label, @state, @pid, @started_at, @ended_at, @progress, @report, @error)',
+      'INSERT INTO jobs (id, kind, client_id, label, state, pid, instance, seen_at, started_at, ended_at, progress, report, error) VALUES (@id, @kind, @client_id, @label, @state, @pid, @instance, @seen_at, @started_at, @ended_at, @progress, @report, @error)',
     );
+    // Taken by one process only: two starting at once must not both undo the same import.
+    this.claim = db.prepare("UPDATE jobs SET state = 'interrupted', ended_at = @ended_at, error = @error WHERE id = @id AND state = 'running'");
+    this.heartbeat = db.prepare("UPDATE jobs SET seen_at = ? WHERE id = ? AND state = 'running'");
     this.finish = db.prepare('UPDATE jobs SET state = @state, ended_at = @ended_at, progress = @progress, report = @report, error = @error WHERE id = @id');
     this.byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
     this.recent = db.prepare('SELECT * FROM jobs ORDER BY started_at DESC, id DESC LIMIT ?');
@@ -98,17 +112,31 @@ export class Jobs {
   }
 
   /**
-   * The jobs a process died in (its pid is gone; another process on the same file may be running
-   * its own): each is marked interrupted, after `recover` undid what it wrote and said how that went.
+   * The jobs a process died in (another process on the same file may be running its own), and, after
+   * a restore, those a backup brought back as running: each is marked interrupted, after `recover`
+   * undid what it wrote and said how that went.
    */
   recoverInterrupted(recover: (job: JobView) => string): JobView[] {
-    const found = this.stale.all().filter((row) => row.pid !== process.pid && !processAlive(row.pid));
-    return found.map((row) => {
+    const now = this.clock.now();
+    // One of this start's own rows not running here came back with a restored backup.
+    const dead = (row: JobRow): boolean =>
+      row.instance === INSTANCE ? !this.running.has(row.id) : row.pid === process.pid || !processAlive(row.pid) || now - row.seen_at > DEAD_AFTER_MS;
+    const recovered: JobView[] = [];
+    for (const row of this.stale.all().filter(dead)) {
+      const claimed = this.writes.now(SYSTEM, () => this.claim.run({ id: row.id, ended_at: now, error: 'being undone' }).changes === 1);
+      if (!claimed) continue;
       const view = viewOf(row);
       const error = recover(view);
-      this.writes.now(SYSTEM, () => this.finish.run({ id: row.id, state: 'interrupted', ended_at: this.clock.now(), progress: row.progress, report: row.report, error }));
-      return { ...view, state: 'interrupted', error };
-    });
+      this.writes.now(SYSTEM, () => this.finish.run({ id: row.id, state: 'interrupted', ended_at: now, progress: row.progress, report: row.report, error }));
+      recovered.push({ ...view, state: 'interrupted', error });
+    }
+    return recovered;
+  }
+
+  /** A job running here, of this client or of any: one import at a time per client, and no restore under a running job. */
+  runningFor(clientId?: string): JobView | undefined {
+    for (const { view } of this.running.values()) if (clientId === undefined || view.clientId === clientId) return { ...view };
+    return undefined;
   }
 
   start(spec: JobSpec, work: (job: JobContext) => Promise<JobOutcome>): JobView {
@@ -127,7 +155,7 @@ export class Jobs {
       error: null,
     };
     this.writes.now(SYSTEM, () =>
-      this.insert.run({ id, kind: view.kind, client_id: view.clientId, label: view.label, state: 'running', pid: process.pid, started_at: view.startedAt, ended_at: null, progress: JSON.stringify(view.progress), report: null, error: null }),
+      this.insert.run({ id, kind: view.kind, client_id: view.clientId, label: view.label, state: 'running', pid: process.pid, instance: INSTANCE, seen_at: view.startedAt, started_at: view.startedAt, ended_at: null, progress: JSON.stringify(view.progress), report: null, error: null }),
     );
     const context: JobContext = {
       id,
@@ -145,15 +173,13 @@ export class Jobs {
       }
       Object.assign(view, { state: outcome.state, report: outcome.report, error: outcome.error, endedAt: this.clock.now() });
       view.progress.cancelling = false;
+      if (!this.abandoned) await this.recordEnd(view);
       this.running.delete(id);
-      if (this.abandoned) return view;
-      this.writes.now(SYSTEM, () => {
-        this.finish.run({ id, state: view.state, ended_at: view.endedAt!, progress: JSON.stringify(view.progress), report: view.report === null ? null : JSON.stringify(view.report), error: view.error });
-        this.prune.run(KEPT_JOBS);
-      });
+      if (this.running.size === 0) this.stopBeating();
       return view;
     })();
     this.running.set(id, { view, controller, done });
+    this.startBeating();
     return { ...view, progress: { ...view.progress } };
   }
 
@@ -187,6 +213,47 @@ export class Jobs {
     return live ? { ...(await live.done) } : this.get(id);
   }
 
+  /**
+   * The job's end, kept: tried again for a while when the database refuses (busy, full). Left
+   * running, a finished import would be taken for one the app died in, and undone at the next start.
+   */
+  private async recordEnd(view: JobView): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.writes.now(SYSTEM, () => {
+          this.finish.run({ id: view.id, state: view.state, ended_at: view.endedAt!, progress: JSON.stringify(view.progress), report: view.report === null ? null : JSON.stringify(view.report), error: view.error });
+          this.prune.run(KEPT_JOBS);
+        });
+        return;
+      } catch (error) {
+        if (attempt >= 30 || this.abandoned) {
+          console.error(`job ${view.id} ended ${view.state}, but its end could not be kept:`, error);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+  }
+
+  private startBeating(): void {
+    if (this.beating) return;
+    this.beating = setInterval(() => {
+      try {
+        this.writes.now(SYSTEM, () => {
+          for (const id of this.running.keys()) this.heartbeat.run(this.clock.now(), id);
+        });
+      } catch {
+        // A missed beat costs nothing: the job is taken for dead only after six.
+      }
+    }, HEARTBEAT_MS);
+    this.beating.unref();
+  }
+
+  private stopBeating(): void {
+    clearInterval(this.beating);
+    this.beating = undefined;
+  }
+
   /** Cancels every job and waits for them to end, undone (a host closing with time to spare). */
   async stopAll(): Promise<void> {
     const all = [...this.running.values()];
@@ -200,6 +267,7 @@ export class Jobs {
    */
   abandon(): void {
     this.abandoned = true;
+    this.stopBeating();
     for (const job of this.running.values()) job.controller.abort();
   }
 
@@ -209,7 +277,7 @@ export class Jobs {
    */
   private asStored(row: JobRow): JobView {
     const view = viewOf(row);
-    if (view.state === 'running' && row.pid === process.pid) return { ...view, state: 'interrupted', error: 'it was running when the backup this data came from was made' };
+    if (view.state === 'running' && row.instance === INSTANCE) return { ...view, state: 'interrupted', error: 'it was running when the backup this data came from was made' };
     return view;
   }
 }

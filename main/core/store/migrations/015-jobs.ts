@@ -2,8 +2,11 @@ import type { Migration } from '../migration.js';
 
 /**
  * Long work as jobs (issue 25, docs/imports.md): each job's row, written when it starts and when
- * it ends, so that its report can be read later and a job the process died in (its `pid` is
- * gone) is found at the next start and its writes undone. Bookkeeping, not data: not logged.
+ * it ends, so that its report can be read later and a job the process died in is found at the
+ * next start and its writes undone: its process is gone (`pid`), or it is this pid but another
+ * start of it (`instance`: a container's process is pid 1 at every start), or the job has not
+ * been seen alive for a minute (`seen_at`: the pid may have been given to another program).
+ * Bookkeeping, not data: not logged.
  */
 export const migration015: Migration = {
   version: 15,
@@ -17,6 +20,8 @@ export const migration015: Migration = {
         label       TEXT NOT NULL,
         state       TEXT NOT NULL,
         pid         INTEGER NOT NULL,
+        instance    TEXT NOT NULL,
+        seen_at     INTEGER NOT NULL,
         started_at  INTEGER NOT NULL,
         ended_at    INTEGER,
         progress    TEXT NOT NULL,
