@@ -1,19 +1,21 @@
 import { NUMBER_FIELDS, OPTIONAL_TEXT_FIELDS, poiField } from '../../../shared/poi-fields.js';
 import type { ValidAddPoi } from '../../../shared/schemas/pois.js';
-import { sameNameKey } from '../../../shared/text-fold.js';
+import { foldText } from '../../../shared/text-fold.js';
 import { DUPLICATE_CANDIDATES, DUPLICATE_RADIUS_M, nameProbe, possibleDuplicates, similarComparable, type NameProbe } from '../pois/duplicates.js';
-import { metresBetween } from '../pois/geo.js';
+import { boxesAround, metresBetween } from '../pois/geo.js';
 import type { PoiRow } from '../pois/poi-row.js';
 import type { PoiStore } from '../pois/poi-store.js';
 
 /**
- * Within this distance, a row with the same name (folded) and the same fields as a POI the
+ * Within this distance, a row with the same name (folded: foldText, as the database's name_key) and the same fields as a POI the
  * client has is that POI again: skipped by default, so that importing a file twice changes
  * nothing (a GPS position written to 7 decimals is 1 cm; 1 m allows for rounding by a program).
  */
 export const IDENTICAL_WITHIN_M = 1;
-/** A Check only writes nothing, so it keeps the rows it has read to compare with: at most this many (the oldest are let go). */
+/** A Check only writes nothing, so it keeps the rows it has read to compare with: at most this many (then they are let go). */
 const KEPT_UNWRITTEN = 50_000;
+/** POIs of one name within 1 m looked at for an identical row: past a few, the fields decide nothing new. */
+const SAME_NAME_LOOKED_AT = 100;
 /** Folded names kept by an import: a dense area's names are compared again and again. */
 const FOLDED_KEPT = 20_000;
 /** Degrees of latitude a cell spans: a little more than 50 m, so a probe's twins are in its cell or the next. */
@@ -22,9 +24,8 @@ const CELL_DEG = 0.0005;
 interface Entry {
   row: ValidAddPoi;
   where: string;
-  /** The name as duplicates are compared (punctuation dropped), and as identical rows are (folded only). */
+  /** The name as duplicates are compared (punctuation dropped). */
   comparable: NameProbe;
-  folded: string;
 }
 
 /** A row's twin: a POI of the client (its id) or an earlier row of the file (its line). */
@@ -61,6 +62,8 @@ const sameCategories = (a: readonly number[], b: readonly number[]): boolean => 
  */
 export class ImportTwins {
   private readonly cells = new Map<string, Entry[]>();
+  /** The same rows by their name folded (foldText, as the database's name_key): identical rows are looked up by name. */
+  private readonly byName = new Map<string, Entry[]>();
   private unwritten = 0;
   private readonly foldedNames = new Map<string, NameProbe>();
 
@@ -78,33 +81,44 @@ export class ImportTwins {
     const key = `${y}:${x}`;
     let cell = this.cells.get(key);
     if (!cell) this.cells.set(key, (cell = []));
-    cell.push({ row, where, comparable: this.comparable(row.name), folded: sameNameKey(row.name) });
+    const entry = { row, where, comparable: this.comparable(row.name) };
+    cell.push(entry);
+    const folded = foldText(row.name);
+    let named = this.byName.get(folded);
+    if (!named) this.byName.set(folded, (named = []));
+    named.push(entry);
     this.unwritten++;
   }
 
   /** The rows added so far are in the database now (a real import's batch was written). */
   written(): void {
     this.cells.clear();
+    this.byName.clear();
     this.unwritten = 0;
   }
 
   /** A POI of the client, or a row of the file, that this row repeats exactly; undefined when none. */
   identical(row: ValidAddPoi): Twin | undefined {
-    const folded = sameNameKey(row.name);
-    for (const m of possibleDuplicates(this.store, this.clientId, row, { radius: IDENTICAL_WITHIN_M, fold: (name) => this.comparable(name) })) {
-      const poi = this.store.get(this.clientId, m.id);
-      if (poi && sameNameKey(poi.name) === folded && sameFieldsAsRow(row, poi)) return m;
+    const folded = foldText(row.name);
+    for (const box of boxesAround(row.lat, row.lng, IDENTICAL_WITHIN_M)) {
+      for (const m of this.store.markersNamed(this.clientId, box, folded, SAME_NAME_LOOKED_AT)) {
+        const d = metresBetween(row.lat, row.lng, m.lat, m.lng);
+        const poi = d <= IDENTICAL_WITHIN_M ? this.store.get(this.clientId, m.id) : undefined;
+        if (poi && sameFieldsAsRow(row, poi)) return { id: m.id, name: m.name, distance_m: Math.round(d) };
+      }
     }
-    for (const entry of this.near(row.lat, row.lng)) {
+    let looked = 0;
+    for (const entry of this.byName.get(folded) ?? []) {
+      if (++looked > SAME_NAME_LOOKED_AT) break;
       const d = metresBetween(row.lat, row.lng, entry.row.lat, entry.row.lng);
-      if (d <= IDENTICAL_WITHIN_M && entry.folded === folded && sameFieldsAsEntry(row, entry.row)) return { id: null, name: entry.row.name, distance_m: Math.round(d), where: entry.where };
+      if (d <= IDENTICAL_WITHIN_M && sameFieldsAsEntry(row, entry.row)) return { id: null, name: entry.row.name, distance_m: Math.round(d), where: entry.where };
     }
     return undefined;
   }
 
   /** A POI of the client, or a row of the file, within 50 m with a similar name; undefined when none. */
   twin(row: ValidAddPoi): Twin | undefined {
-    const stored = possibleDuplicates(this.store, this.clientId, row, { fold: (name) => this.comparable(name) })[0];
+    const stored = possibleDuplicates(this.store, this.clientId, row, { fold: (name) => this.comparable(name), first: true })[0];
     if (stored) return stored;
     const key = this.comparable(row.name);
     if (key.key === '') return undefined;

@@ -106,7 +106,7 @@ export function possibleDuplicates(
   store: PoiStore,
   clientId: string,
   probe: DuplicateProbe,
-  { exceptId, radius = DUPLICATE_RADIUS_M, fold = nameProbe }: { exceptId?: number; radius?: number; fold?: (name: string) => NameProbe } = {},
+  { exceptId, radius = DUPLICATE_RADIUS_M, fold = nameProbe, first = false }: { exceptId?: number; radius?: number; fold?: (name: string) => NameProbe; first?: boolean } = {},
 ): PossibleDuplicate[] {
   const key = fold(probe.name);
   if (key.key === '') return [];
@@ -114,10 +114,16 @@ export function possibleDuplicates(
   // cost 28 µs a check, this about a third of it), then the exact distance.
   const found: PossibleDuplicate[] = [];
   for (const box of boxesAround(probe.lat, probe.lng, radius)) {
-    for (const m of store.markers(clientId, box, DUPLICATE_CANDIDATES)) {
+    // `first`: one is enough (an import flags a row, it does not list all its likes), and reading stops there.
+    const markers = first ? store.markersOneByOne(clientId, box, DUPLICATE_CANDIDATES) : store.markers(clientId, box, DUPLICATE_CANDIDATES);
+    for (const m of markers) {
       if (m.id === exceptId) continue;
       const d = metresBetween(probe.lat, probe.lng, m.lat, m.lng);
-      if (d <= radius && similarComparable(key, fold(m.name))) found.push({ id: m.id, name: m.name, distance_m: Math.round(d) });
+      if (d <= radius && similarComparable(key, fold(m.name))) {
+        found.push({ id: m.id, name: m.name, distance_m: Math.round(d) });
+        // Leaving the loop closes the statement's cursor (for...of calls the iterator's return).
+        if (first) return found;
+      }
     }
   }
   return found.sort((a, b) => a.distance_m - b.distance_m || a.id - b.id);

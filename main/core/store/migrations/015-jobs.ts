@@ -27,7 +27,7 @@ export const migration015: Migration = {
         progress    TEXT NOT NULL,
         report      TEXT,
         error       TEXT
-      );
+      ) STRICT;
       CREATE INDEX jobs_by_start ON jobs(started_at);
     `);
   },
