@@ -8,6 +8,7 @@ import { runUndoCommand } from './cli/undo-commands.js';
 import { runCentralCommand } from './cli/central-commands.js';
 import { runSyncCommand } from './cli/sync-commands.js';
 import { runServe } from './cli/serve.js';
+import { EXPORT_FORMATS, IMPORT_FORMATS } from '../shared/file-formats.js';
 
 const USAGE = `Usage:
   npm run cli -- serve [--data DIR] [--port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...]
@@ -17,8 +18,9 @@ const USAGE = `Usage:
   npm run cli -- client rotate-token --client CLIENT_ID [--data DIR]
   npm run cli -- client implicit-flow --client CLIENT_ID --on|--off [--data DIR]
   npm run cli -- console rotate-token [--data DIR]
-  npm run cli -- pois export --client CLIENT_ID --format geojson|csv [--out FILE] [--data DIR]
-  npm run cli -- pois import FILE --client CLIENT_ID [--format geojson|csv] [--geocode] [--dry-run] [--create-categories] [--add-identical] [--data DIR]
+  npm run cli -- pois export --client CLIENT_ID --format ${EXPORT_FORMATS.join('|')} [--plain] [--out FILE] [--data DIR]
+                             (--plain: a CSV for programs, RFC 4180 with no formula guard; else for a spreadsheet)
+  npm run cli -- pois import FILE --client CLIENT_ID [--format ${IMPORT_FORMATS.join('|')}] [--geocode] [--dry-run] [--create-categories] [--add-identical] [--data DIR]
   npm run cli -- undo change SEQ --client CLIENT_ID [--data DIR]        (a change of a POI or a report, by its seq)
   npm run cli -- undo import IMPORT_ID --client CLIENT_ID [--data DIR]  (every change of one import)
   npm run cli -- central init --postgres URL   (creates or upgrades the central store: PostgreSQL with PostGIS)
@@ -62,6 +64,7 @@ export async function main(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean' },
       'create-categories': { type: 'boolean' },
       'add-identical': { type: 'boolean' },
+      plain: { type: 'boolean' },
       postgres: { type: 'string' },
       url: { type: 'string' },
       credential: { type: 'string' },

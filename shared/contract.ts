@@ -6,7 +6,7 @@ import type { CategoryReply, ChangeReply, ClientSummary, DuplicatePair, NewClien
 import { CHANGE_ACTORS } from './api/replies.js';
 import type { ConflictView } from './sync-view.js';
 import { tileImageSource } from './tiles.js';
-import { EXPORT_FORMATS } from './exports.js';
+import { exportChoice } from './file-formats.js';
 import type { JobView } from './jobs.js';
 import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
@@ -161,8 +161,8 @@ export const operations = {
   'changes.undo': z.object({ ...forClient, seq: z.number().int().positive() }),
   /** Reverses every change of one import, all or none. */
   'imports.undo': z.object({ ...forClient, importId: z.string().min(1, 'must not be empty').max(100) }),
-  /** Desktop app only: export the client's POIs to a file chosen in the system's save dialog (answered by the shell; null when cancelled). */
-  'pois.exportDialog': z.object({ ...forClient, format: z.enum(EXPORT_FORMATS) }),
+  /** Desktop app only: export the client's POIs to a file chosen in the system's save dialog (answered by the shell; null when cancelled); a CSV for a spreadsheet unless `csvFlavour` says `plain`. */
+  'pois.exportDialog': z.object({ ...forClient, ...exportChoice }),
   /** Desktop app only: import POIs from a file chosen in the system's open dialog (answered by the shell; null when cancelled). */
   'pois.importDialog': z.object({ ...forClient, dryRun: z.boolean().default(false), createCategories: z.boolean().default(false), addIdentical: z.boolean().default(false) }),
   /** Long work (imports, checks): the newest first, with their reports; of one client, or of all. */

@@ -1,6 +1,5 @@
-/** The formats a client's POIs export to and import from. */
-export const EXPORT_FORMATS = ['geojson', 'csv'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+// The formats are declared in file-formats.ts; these names stay for the modules that use them.
+export { EXPORT_FORMATS, IMPORT_FORMATS, type ExportFormat, type ImportFormat } from './file-formats.js';
 
 /** What an import did. */
 export interface ImportReport {

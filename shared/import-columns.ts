@@ -26,8 +26,18 @@ export function targetOf(column: string): Target | undefined {
   return BY_NAME.get(column.trim().toLowerCase());
 }
 
-/** The column → field mapping of a header, and the columns it leaves aside. */
-export function mapHeader(header: readonly string[]): { mapping: Array<Target | undefined>; ignored: string[] } {
+/**
+ * The last column of a CSV written for a spreadsheet, always empty: it says that the file's text
+ * cells went through the formula guard (main/core/formats/csv-cells.ts), so that the import takes
+ * the guard's apostrophes off that file's cells and off no other file's. A header row, unlike a
+ * byte-order mark, survives the file being edited and saved again in a spreadsheet.
+ */
+export const FORMULA_GUARD_COLUMN = 'formula_guard';
+
+export const isFormulaGuardColumn = (column: string): boolean => column.trim().toLowerCase() === FORMULA_GUARD_COLUMN;
+
+/** The column → field mapping of a header, the columns it leaves aside, and whether it marks a spreadsheet's CSV (FORMULA_GUARD_COLUMN). */
+export function mapHeader(header: readonly string[]): { mapping: Array<Target | undefined>; ignored: string[]; formulaGuard: boolean } {
   const seen = new Set<Target>();
   const mapping = header.map((column) => {
     const target = targetOf(column);
@@ -36,5 +46,9 @@ export function mapHeader(header: readonly string[]): { mapping: Array<Target | 
     seen.add(target);
     return target;
   });
-  return { mapping, ignored: header.filter((_c, i) => mapping[i] === undefined) };
+  return {
+    mapping,
+    ignored: header.filter((column, i) => mapping[i] === undefined && !isFormulaGuardColumn(column)),
+    formulaGuard: header.some(isFormulaGuardColumn),
+  };
 }

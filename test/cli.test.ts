@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeMbtiles, writePmtiles } from '../main/build/map-package-writer.js';
 import { defaultDataDir, PRODUCT_NAME } from '../main/data-dir.js';
+import { EXPORT_FORMATS, IMPORT_FORMATS } from '../shared/file-formats.js';
 import { openCore } from './support/core.js';
 import { rasterTiles, streetsAround, tilesAround, vectorTiles } from './support/map-fixtures.js';
 
@@ -107,6 +108,33 @@ describe('the CLI', () => {
     const missing = join(data, 'missing.csv');
     await expect(run(node, tsxArgs('main/cli.ts', 'pois', 'export', '--client', '00000000-0000-4000-8000-000000000000', '--format', 'csv', '--out', missing, '--data', data), { cwd: root })).rejects.toMatchObject({ code: 1 });
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it('exports a CSV for programs with --plain, which imports as it is; refuses --plain for a format without it; lists the formats in its usage', async () => {
+    const data = tempDir();
+    const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as { client_id: string };
+    const core = openCore({ file: join(data, 'poi.sqlite') });
+    for (const name of ['=1+1', "'-5 degrees"]) await core.console['pois.add']({ clientId: demo.client_id, fields: { lat: 38.7, lng: -9.1, name, categories: [7] } });
+    core.close();
+    const plain = join(data, 'plain.csv');
+    // Before: "Unknown option '--plain'".
+    await run(node, tsxArgs('main/cli.ts', 'pois', 'export', '--client', demo.client_id, '--format', 'csv', '--plain', '--out', plain, '--data', data), { cwd: root });
+    const text = readFileSync(plain, 'utf8');
+    expect(text.startsWith('id,uuid,name,')).toBe(true);
+    expect(text).toContain(',=1+1,');
+    expect(text).toContain(",'-5 degrees,");
+    const other = (await cli(['client', 'add', '--name', 'other', '--data', data])) as { client_id: string };
+    await run(node, tsxArgs('main/cli.ts', 'pois', 'import', plain, '--client', other.client_id, '--data', data), { cwd: root });
+    const back = openCore({ file: join(data, 'poi.sqlite') });
+    expect(((await back.console['pois.search']({ clientId: other.client_id, filter: {} })) as Array<{ name: string }>).map((p) => p.name).sort()).toEqual(["'-5 degrees", '=1+1']);
+    back.close();
+    await expect(run(node, tsxArgs('main/cli.ts', 'pois', 'export', '--client', demo.client_id, '--format', 'geojson', '--plain', '--data', data), { cwd: root })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--plain is for --format csv'),
+    });
+    const { stdout: usage } = await run(node, tsxArgs('main/cli.ts', '--help'), { cwd: root });
+    expect(usage).toContain(`pois export --client CLIENT_ID --format ${EXPORT_FORMATS.join('|')} [--plain]`);
+    expect(usage).toContain(`[--format ${IMPORT_FORMATS.join('|')}]`);
   });
 
   it('backs up (to the folder, or --out FILE), lists the backups, and restores one, keeping the state it replaced', async () => {

@@ -79,7 +79,7 @@ export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: 
     },
     maps: core.maps,
     onlineTiles: core.onlineTiles,
-    exportPois: (clientId, format) => core.exportPois(clientId, format),
+    exportPois: (clientId, format, options) => core.exportPois(clientId, format, options),
     imports: core,
   };
 }

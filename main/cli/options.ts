@@ -19,6 +19,7 @@ export interface CliOptions {
   'dry-run'?: boolean | undefined;
   'create-categories'?: boolean | undefined;
   'add-identical'?: boolean | undefined;
+  plain?: boolean | undefined;
   postgres?: string | undefined;
   url?: string | undefined;
   credential?: string | undefined;

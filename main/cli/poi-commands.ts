@@ -1,26 +1,30 @@
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { EXPORT_FORMATS, exportStream, type ExportFormat } from '../core/exports/poi-export.js';
+import { exportStream } from '../core/exports/poi-export.js';
+import { EXPORT_FORMATS, FILE_FORMATS, FLAVOURED_FORMATS, IMPORT_FORMATS, importFormatOf, type ExportFormat, type ImportFormat } from '../../shared/file-formats.js';
 import type { JobView } from '../../shared/jobs.js';
 import { createCore } from '../core/service.js';
 import { databasePath, type CliOptions } from './options.js';
 
-const isFormat = (f: string | undefined): f is ExportFormat => EXPORT_FORMATS.some((known) => known === f);
+const isExportFormat = (f: string | undefined): f is ExportFormat => EXPORT_FORMATS.some((known) => known === f);
+const isImportFormat = (f: string | undefined): f is ImportFormat => IMPORT_FORMATS.some((known) => known === f);
 
 /**
- * `pois export --client ID --format geojson|csv [--out FILE]`: a client's POIs, streamed to the
- * file (or stdout) page by page, so any number of POIs exports in bounded memory.
+ * `pois export --client ID --format F [--plain] [--out FILE]`: a client's POIs, streamed to the
+ * file (or stdout) page by page, so any number of POIs exports in bounded memory. `--plain`
+ * writes a CSV for programs (shared/file-formats.ts, CSV_FLAVOURS).
  */
 export async function runPoiCommand(sub: string | undefined, args: string[], options: CliOptions): Promise<number> {
   if (sub === 'import') return runImport(args, options);
   if (sub !== 'export') throw new Error(`unknown pois command ${sub ?? '(none)'}; use export or import`);
   if (!options.client) throw new Error('pois export needs --client CLIENT_ID');
-  if (!isFormat(options.format)) throw new Error(`pois export needs --format ${EXPORT_FORMATS.join(' or ')}`);
+  if (!isExportFormat(options.format)) throw new Error(`pois export needs --format ${EXPORT_FORMATS.join(' or ')}`);
+  if (options.plain && !FILE_FORMATS[options.format].flavoured) throw new Error(`--plain is for --format ${FLAVOURED_FORMATS.join(' or ')}: a ${FILE_FORMATS[options.format].label} file has no formula guard to leave out`);
   const core = createCore({ file: databasePath(options).file });
   try {
     // Started before the file is created: an unknown client leaves no empty file.
-    const stream = await exportStream(core.exportPois(options.client, options.format));
+    const stream = await exportStream(core.exportPois(options.client, options.format, { csvFlavour: options.plain ? 'plain' : 'spreadsheet' }));
     await pipeline(stream, options.out ? createWriteStream(options.out, { mode: 0o600 }) : process.stdout);
     if (options.out) console.error(`Exported to ${options.out}`);
     return 0;
@@ -30,9 +34,9 @@ export async function runPoiCommand(sub: string | undefined, args: string[], opt
 }
 
 /** The format of a file to import: --format, else its extension. */
-function formatOf(file: string, given: string | undefined): ExportFormat {
-  const guess = given ?? (/\.csv$/i.test(file) ? 'csv' : /\.(geo)?json$/i.test(file) ? 'geojson' : undefined);
-  if (!isFormat(guess)) throw new Error(`cannot tell the format of ${file}: give --format ${EXPORT_FORMATS.join(' or ')}`);
+function formatOf(file: string, given: string | undefined): ImportFormat {
+  const guess = given ?? importFormatOf(file);
+  if (!isImportFormat(guess)) throw new Error(`cannot tell the format of ${file}: give --format ${IMPORT_FORMATS.join(' or ')}`);
   return guess;
 }
 

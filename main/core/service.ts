@@ -5,7 +5,8 @@ import { apiHandlers, type ApiHandlers } from './api/handlers.js';
 import { consoleHandlers, type CoreOp, type Handlers } from './console/handlers.js';
 import { openServices, type CoreOptions, type Services } from './services.js';
 import type { Readable } from 'node:stream';
-import { exportPois, type ExportFormat } from './exports/poi-export.js';
+import { exportPois, type ExportFormat, type ExportOptions } from './exports/poi-export.js';
+import type { ImportFormat } from '../../shared/file-formats.js';
 import { importPois, type ImportOptions, type ImportReport } from './imports/poi-import.js';
 import { startImport, type ImportFile, type ImportJobOptions } from './imports/import-job.js';
 import type { JobView } from '../../shared/jobs.js';
@@ -42,12 +43,12 @@ export interface Core {
   settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener'>;
   /** Offline map packages: import and remove (hosts: CLI, upload route, desktop dialog) and their tiles. */
   maps: Pick<MapPackages, 'importFile' | 'importSampleOnFirstStart' | 'uploadPath' | 'tile' | 'list'>;
-  /** A client's POIs as GeoJSON or CSV, in chunks (NOT_FOUND for an unknown client, before the first chunk). */
-  exportPois(clientId: string, format: ExportFormat): AsyncGenerator<string>;
+  /** A client's POIs in a format of shared/file-formats.ts, in chunks (NOT_FOUND for an unknown client, before the first chunk). */
+  exportPois(clientId: string, format: ExportFormat, options?: ExportOptions): AsyncGenerator<string>;
   /** POIs from a CSV or GeoJSON stream into a client; bad rows refused one by one, with where and why. */
-  importPois(clientId: string, source: Readable, format: ExportFormat, options?: ImportOptions): Promise<ImportReport>;
+  importPois(clientId: string, source: Readable, format: ImportFormat, options?: ImportOptions): Promise<ImportReport>;
   /** The same as a job (hosts: upload route, desktop dialog, CLI): answers at once; progress, cancel and the report through `jobs`. */
-  startImport(clientId: string, file: ImportFile, format: ExportFormat, options: ImportJobOptions): JobView;
+  startImport(clientId: string, file: ImportFile, format: ImportFormat, options: ImportJobOptions): JobView;
   /** Where an upload is written before its import job reads it. */
   importUploadPath(): string;
   /** NOT_FOUND unless the client application exists (checked before an upload is received). */
@@ -77,7 +78,7 @@ export function coreOver(s: Services): Core {
     settings: s.settings,
     maps: s.maps,
     onlineTiles: s.onlineTiles,
-    exportPois: (clientId, format) => exportPois(s, s.clients.requireId(clientId), format),
+    exportPois: (clientId, format, options) => exportPois(s, s.clients.requireId(clientId), format, options),
     importPois: (clientId, source, format, options) => importPois(s, clientId, source, format, options),
     startImport: (clientId, file, format, options) => startImport(s, clientId, file, format, options),
     importUploadPath: () => s.importSpool.path(),

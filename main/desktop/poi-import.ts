@@ -1,5 +1,6 @@
 import { BrowserWindow, dialog } from 'electron';
 import { operations, type Answer } from '../../shared/contract.js';
+import { extensionNames, extensionsOf, formatNames, IMPORT_FORMATS, importFormatOf } from '../../shared/file-formats.js';
 import type { JobView } from '../../shared/jobs.js';
 import { basename } from 'node:path';
 import { ServiceError, validate } from '../core/errors.js';
@@ -15,11 +16,13 @@ export async function importToClient(core: Core, input: unknown): Promise<Answer
   try {
     const { clientId, dryRun, createCategories, addIdentical } = validate<{ clientId: string; dryRun: boolean; createCategories: boolean; addIdentical: boolean }>(operations['pois.importDialog'], input);
     const window = BrowserWindow.getFocusedWindow();
-    const options = { title: 'Import POIs', properties: ['openFile' as const], filters: [{ name: 'CSV or GeoJSON', extensions: ['csv', 'geojson', 'json'] }] };
+    const options = { title: 'Import POIs', properties: ['openFile' as const], filters: [{ name: formatNames(IMPORT_FORMATS), extensions: extensionsOf(IMPORT_FORMATS) }] };
     const picked = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
     const file = picked.filePaths[0];
     if (picked.canceled || !file) return { ok: true, value: null };
-    const format = /\.csv$/i.test(file) ? 'csv' : 'geojson';
+    const format = importFormatOf(file);
+    // The dialog's filter can be turned off ("All files" on some systems).
+    if (!format) throw new ServiceError('INVALID_PARAMETER', `${basename(file)} is not a ${formatNames(IMPORT_FORMATS)} file: choose a file whose name ends in ${extensionNames(IMPORT_FORMATS)}`, 'file');
     return { ok: true, value: core.startImport(clientId, { path: file, name: basename(file), temporary: false }, format, { dryRun, createCategories, addIdentical }) };
   } catch (error) {
     if (error instanceof ServiceError) return { ok: false, error: error.toBody() };

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Answer } from '../../shared/contract.js';
+import { exportChoice, exportFileName, FILE_FORMATS, type CsvFlavour, type ExportFormat } from '../../shared/file-formats.js';
 import { ServiceError, validate } from '../core/errors.js';
-import { EXPORT_FORMATS, EXPORT_TYPES, exportStream, type ExportFormat } from '../core/exports/poi-export.js';
+import { exportStream } from '../core/exports/poi-export.js';
 import type { Core } from '../core/service.js';
 import { authorized, refuse } from './console-auth.js';
 
@@ -14,7 +15,7 @@ export interface DownloadRouteOptions {
 
 const request = z.object({
   clientId: z.string().regex(/^[0-9a-f-]{36}$/i, 'must be a client id'),
-  format: z.enum(EXPORT_FORMATS),
+  ...exportChoice,
 });
 
 /** How long a download address stays usable, and how many may wait at once. */
@@ -24,6 +25,7 @@ const MAX_TICKETS = 100;
 interface Ticket {
   clientId: string;
   format: ExportFormat;
+  csvFlavour: CsvFlavour;
   expires: number;
   /** The console token it was given under, as a hash: a ticket dies with its token. */
   token: string;
@@ -43,12 +45,12 @@ export function mountDownloadRoutes(app: FastifyInstance, options: DownloadRoute
     if (!authorized(req, options.token())) return refuse(reply);
     const body = (req.body as { json?: unknown } | undefined)?.json;
     try {
-      const { clientId, format } = validate<z.output<typeof request>>(request, body);
+      const { clientId, format, csvFlavour } = validate<z.output<typeof request>>(request, body);
       const now = Date.now();
       for (const [key, t] of tickets) if (t.expires <= now) tickets.delete(key);
       if (tickets.size >= MAX_TICKETS) throw new ServiceError('TOO_MANY_REQUESTS', 'too many downloads are waiting to be opened');
       const ticket = randomBytes(24).toString('base64url');
-      tickets.set(ticket, { clientId, format, expires: now + TICKET_MS, token: hashed(options.token()) });
+      tickets.set(ticket, { clientId, format, csvFlavour, expires: now + TICKET_MS, token: hashed(options.token()) });
       return reply.send({ ok: true, value: { url: `/console/downloads/${ticket}` } } satisfies Answer<{ url: string }>);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
@@ -64,11 +66,11 @@ export function mountDownloadRoutes(app: FastifyInstance, options: DownloadRoute
     // A token rotated (because it leaked, say) takes the addresses it gave with it.
     if (ticket.token !== hashed(options.token())) throw new ServiceError('NOT_FOUND', 'this download address was given under a console token that has changed since: export again');
     // Started before the headers go: an unknown client is a plain 404, not a broken download.
-    const stream = await exportStream(options.exportPois(ticket.clientId, ticket.format));
+    const stream = await exportStream(options.exportPois(ticket.clientId, ticket.format, { csvFlavour: ticket.csvFlavour }));
     const stamp = new Date().toISOString().slice(0, 10);
     return reply
-      .type(EXPORT_TYPES[ticket.format])
-      .header('content-disposition', `attachment; filename="pois-${stamp}.${ticket.format}"`)
+      .type(FILE_FORMATS[ticket.format].mime)
+      .header('content-disposition', `attachment; filename="${exportFileName(ticket.format, `pois-${stamp}`)}"`)
       .header('cache-control', 'no-store')
       .send(stream);
   });

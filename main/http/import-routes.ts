@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Answer } from '../../shared/contract.js';
-import { EXPORT_FORMATS } from '../../shared/exports.js';
+import { IMPORT_FORMATS } from '../../shared/file-formats.js';
 import { MAX_IMPORT_FILE_BYTES } from '../../shared/import-limits.js';
 import type { JobView } from '../../shared/jobs.js';
 import { ServiceError, validate } from '../core/errors.js';
@@ -19,7 +19,7 @@ export interface ImportRouteOptions {
 const flag = z.enum(['true', 'false']).optional().transform((v) => v === 'true');
 const query = z.object({
   clientId: z.string().regex(/^[0-9a-f-]{36}$/i, 'must be a client id'),
-  format: z.enum(EXPORT_FORMATS),
+  format: z.enum(IMPORT_FORMATS),
   dryRun: flag,
   createCategories: flag,
   addIdentical: flag,

@@ -1,6 +1,6 @@
 import { BRIDGE_GLOBAL, type Answer, type ConsoleBridge, type Input, type OpName, type Output } from '../../shared/contract';
 import type { ErrorBody } from '../../shared/errors';
-import type { ExportFormat } from '../../shared/exports';
+import type { CsvFlavour, ExportFormat, ImportFormat } from '../../shared/file-formats';
 import type { JobView } from '../../shared/jobs';
 import type { MapPackage } from '../../shared/maps';
 import { consoleToken, tokenRefused } from './consoleToken';
@@ -98,7 +98,7 @@ export const uploadMapPackage = (file: File, onProgress: (sent: number) => void,
 /** Browser mode: a CSV or GeoJSON file of POIs sent to the console, which answers its import job at once. */
 export const uploadImport = (
   file: File,
-  params: { clientId: string; format: ExportFormat; filename: string; dryRun: boolean; createCategories: boolean; addIdentical: boolean },
+  params: { clientId: string; format: ImportFormat; filename: string; dryRun: boolean; createCategories: boolean; addIdentical: boolean },
   onProgress: (sent: number) => void,
   signal: AbortSignal,
 ): Promise<Answer<JobView>> =>
@@ -135,13 +135,13 @@ function uploadFile<T>(url: string, file: File, onProgress: (sent: number) => vo
  * the console gives a single-use address for a minute (asked with the token), and the browser
  * saves what it streams, with its own progress and cancel.
  */
-export async function downloadExport(clientId: string, format: ExportFormat): Promise<void> {
+export async function downloadExport(clientId: string, format: ExportFormat, csvFlavour: CsvFlavour): Promise<void> {
   for (;;) {
     const token = await consoleToken();
     const response = await fetch('/console/downloads', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ clientId, format }),
+      body: JSON.stringify({ clientId, format, csvFlavour }),
       credentials: 'omit',
     });
     if (tokenRefusal(response)) {

@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSV_COLUMNS } from '../../main/core/exports/poi-export.js';
 import type { ExportFormat } from '../../shared/exports.js';
+import { FORMULA_GUARD_COLUMN } from '../../shared/import-columns.js';
 import { testCore } from '../support/core.js';
 
 const core = testCore();
@@ -28,20 +29,21 @@ beforeAll(async () => {
 afterAll(() => core.close());
 
 describe('exporting a client\'s POIs', () => {
-  it('writes CSV with the API\'s names as headers, RFC 4180 quoting, a BOM and CRLF, categories as ids and names', async () => {
+  it('writes CSV with the API\'s names as headers, the formula guard\'s column last, RFC 4180 quoting, a BOM and CRLF, categories as ids and names', async () => {
     const csv = await text('csv');
     expect(csv.startsWith('\uFEFFid,uuid,name,description,latitude,longitude,')).toBe(true);
     expect(csv.includes('\r\n')).toBe(true);
-    const rows = parse(csv, { bom: true, columns: true }) as Array<Record<(typeof CSV_COLUMNS)[number], string>>;
+    const rows = parse(csv, { bom: true, columns: true }) as Array<Record<string, string>>;
     expect(rows).toHaveLength(HOSTILE.length + 1_203);
-    expect(Object.keys(rows[0]!)).toEqual([...CSV_COLUMNS]);
+    expect(Object.keys(rows[0]!)).toEqual([...CSV_COLUMNS, FORMULA_GUARD_COLUMN]);
+    expect(rows.every((r) => r[FORMULA_GUARD_COLUMN] === '')).toBe(true);
     const ids = rows.map((r) => Number(r.id));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(ids.length);
     expect(rows.some((r) => r.name === 'Not yours')).toBe(false);
     const first = rows[0]!;
     expect(first.categories).toBe('1;7');
-    expect(first.category_names).toBe(core.categories.list(clientId, true).filter((c) => [1, 7].includes(c.Id)).map((c) => c.Description).join(';'));
+    expect(first.category_names).toBe(core.categories.list(clientId, true).filter((c) => [1, 7].includes(c.Id)).map((c) => c.Description).join('; '));
     expect(Number(first.latitude)).toBe(40);
     expect(Number(first.longitude)).toBe(-3.7);
     expect(rows[1]!.elevation).toBe('-12.5');

@@ -23,3 +23,21 @@ test('Export all POIs downloads a CSV and a GeoJSON file of the client\'s POIs',
   // The other specs share this server's data.
   await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: added.id });
 });
+
+test('a CSV for a program, chosen with the keyboard, downloads with no byte-order mark and every cell as it is', async ({ app: page, info }) => {
+  const added = await consoleOp<{ id: number }>(page, 'pois.add', { clientId: info.clientId, fields: { lat: 41.3852, lng: 2.1735, name: '=Plain, "quoted"', categories: [7] } });
+  const group = page.getByRole('group', { name: 'Export POIs' });
+  await group.getByRole('button', { name: 'GeoJSON', exact: true }).focus();
+  await page.keyboard.press('Tab');
+  const choice = group.getByRole('combobox', { name: 'Write the CSV' });
+  await expect(choice).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(choice).toHaveValue('plain');
+  const download = page.waitForEvent('download');
+  await group.getByRole('button', { name: 'CSV', exact: true }).click();
+  const text = readFileSync((await (await download).path())!, 'utf8');
+  expect(text.startsWith('id,uuid,name,')).toBe(true);
+  expect(text).toContain('"=Plain, ""quoted"""');
+  expect(text).not.toContain('formula_guard');
+  await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: added.id });
+});

@@ -1,8 +1,8 @@
 import { useId, useRef, useState } from 'react';
-import type { ExportFormat } from '../../../shared/exports';
+import { extensionNames, formatNames, IMPORT_FORMATS, type ImportFormat } from '../../../shared/file-formats';
 import { inBrowserMode } from '../transport';
 import { FileInput } from '../ui/FileInput';
-import { formatOf, previewOf, type Preview } from './importPreview';
+import { formatOf, IMPORT_ACCEPT, previewOf, type Preview } from './importPreview';
 import { ImportJobView } from './ImportJobView';
 import { EarlierImports } from './EarlierImports';
 import { useImportPois } from './mutations';
@@ -17,7 +17,7 @@ import { useImportPois } from './mutations';
 export function ImportPois({ clientId }: { clientId: string }) {
   const id = useId();
   const input = useRef<HTMLInputElement>(null);
-  const [file, setFile] = useState<{ file: File; format: ExportFormat; preview: Preview } | undefined>();
+  const [file, setFile] = useState<{ file: File; format: ImportFormat; preview: Preview } | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
   const [createCategories, setCreateCategories] = useState(false);
   const [addIdentical, setAddIdentical] = useState(false);
@@ -29,7 +29,7 @@ export function ImportPois({ clientId }: { clientId: string }) {
     const format = formatOf(chosen);
     if (!format) {
       setFile(undefined);
-      setProblem(`${chosen.name}: not a .csv, .geojson or .json file`);
+      setProblem(`${chosen.name}: not a ${extensionNames(IMPORT_FORMATS)} file`);
       return;
     }
     try {
@@ -72,9 +72,9 @@ export function ImportPois({ clientId }: { clientId: string }) {
       {inBrowserMode ? (
         <>
           <button type="button" onClick={() => input.current?.click()} disabled={importer.running}>
-            Choose a CSV or GeoJSON file…
+            Choose a {formatNames(IMPORT_FORMATS)} file…
           </button>
-          <FileInput ref={input} accept=".csv,.geojson,.json" label="CSV or GeoJSON file of POIs" onFile={(chosen) => void pick(chosen)} />
+          <FileInput ref={input} accept={IMPORT_ACCEPT} label={`${formatNames(IMPORT_FORMATS)} file of POIs`} onFile={(chosen) => void pick(chosen)} />
         </>
       ) : (
         <>

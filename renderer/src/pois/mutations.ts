@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { Answer } from '../../../shared/contract';
-import type { ExportFormat } from '../../../shared/exports';
+import type { ImportFormat } from '../../../shared/file-formats';
 import type { JobView } from '../../../shared/jobs';
 import { useCancelJob } from '../jobs/mutations';
 import { jobKeys, useJob } from '../jobs/queries';
@@ -99,7 +99,7 @@ export function useImportPois(clientId: string) {
     setJobId(undefined);
   };
   /** Browser mode: the file sent, then imported. */
-  const start = async (file: File, format: ExportFormat, options: ImportChoices): Promise<void> => {
+  const start = async (file: File, format: ImportFormat, options: ImportChoices): Promise<void> => {
     const abort = new AbortController();
     controller.current = abort;
     begin();

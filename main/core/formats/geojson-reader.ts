@@ -1,9 +1,11 @@
 import StreamJson from 'stream-json';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { targetOf } from '../../../shared/import-columns.js';
 import { MAX_FEATURE_BYTES, MAX_JSON_DEPTH } from '../../../shared/import-limits.js';
 import { ServiceError } from '../errors.js';
-import type { ImportRecord } from './records.js';
+import { splitCategoryNames } from './category-names.js';
+import type { ImportRecord } from './format.js';
+import { Utf8Check, type Utf8Piece } from './utf8.js';
 
 /**
  * A token of stream-json's parser with packing off: keys, strings and numbers come in pieces
@@ -51,8 +53,8 @@ class FeatureBuilder {
   /** The key, string or number being read. */
   private text = '';
   value: unknown;
-  /** The limit it broke, once it has broken one. */
-  over: 'size' | 'depth' | undefined;
+  /** Why it is refused (a limit it broke, or bytes that are not UTF-8), once it is. */
+  over: 'size' | 'depth' | 'utf8' | undefined;
 
   /** Takes the feature's next token; true once the feature is complete. */
   take(token: Token): boolean {
@@ -135,7 +137,12 @@ class FeatureBuilder {
     if (this.size > MAX_FEATURE_BYTES) this.drop('size');
   }
 
-  private drop(limit: 'size' | 'depth'): void {
+  /** Invalid UTF-8 in its bytes: no text of it is read. */
+  invalid(): void {
+    this.drop('utf8');
+  }
+
+  private drop(limit: 'size' | 'depth' | 'utf8'): void {
     this.over ??= limit;
     this.frames.length = 0;
     this.value = undefined;
@@ -209,18 +216,39 @@ class CollectionWalker {
     }
     return undefined;
   }
+
+  /**
+   * Invalid UTF-8 just after the tokens taken so far: the feature being read is refused; outside
+   * a feature it is in nothing the import reads.
+   */
+  invalid(): void {
+    this.feature?.invalid();
+  }
 }
 
 const { parser } = StreamJson;
 const thousands = (n: number): string => n.toLocaleString('en-US');
 
+/** The bytes handed to the parser at a time: the tokens of one piece wait in memory until the importer takes them. */
+const SLICE = 16 * 1024;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/** U+FFFD, what the parser's own decoder would have made of invalid bytes. */
+const REPLACEMENT = Buffer.from([0xef, 0xbf, 0xbd]);
+
 /**
  * A FeatureCollection's features one by one, as the file streams in, so a file of any size
- * imports in bounded memory: tokens are read only as the importer asks for the next feature (the
- * parser's buffer filling up pauses the file), each feature is put together on its own within
- * MAX_FEATURE_BYTES and MAX_JSON_DEPTH, and anything outside `features` is never put together. A
- * feature over a limit is a refused row, not a broken file; a file that breaks off keeps the
+ * imports in bounded memory: the file is read only as the importer asks for the next feature,
+ * each feature is put together on its own within MAX_FEATURE_BYTES and MAX_JSON_DEPTH, and
+ * anything outside `features` is never put together. A feature over a limit, or holding bytes
+ * that are not UTF-8, is a refused row, not a broken file; a file that breaks off keeps the
  * features before it.
+ *
+ * The bytes are checked for UTF-8 here rather than by the parser, whose decoder would turn an
+ * invalid byte into U+FFFD, a character a valid file may hold too. To know which feature invalid
+ * bytes are in, the parser is driven by hand: the valid bytes before them are written to it and
+ * every token they make is taken, then the walker is told; a parser piped to would run ahead.
+ * The parser then reads U+FFFD in their place, as its decoder would have: outside a string they
+ * still break the JSON, inside one outside the features they are in nothing the import reads.
  */
 export async function* geojsonRecords(source: Readable, onHeader: (ignored: string[]) => void): AsyncGenerator<ImportRecord> {
   const tokens = parser({ packKeys: false, packStrings: false, packNumbers: false });
@@ -232,7 +260,7 @@ export async function* geojsonRecords(source: Readable, onHeader: (ignored: stri
     wake = undefined;
   };
   // Read, not listened to with 'data': the tokens parsed before an error stay readable after it
-  // (an async iterator would drop them), and nothing is read while the importer is busy.
+  // (an async iterator would drop them).
   tokens.on('readable', poke);
   tokens.on('end', () => {
     ended = true;
@@ -242,25 +270,44 @@ export async function* geojsonRecords(source: Readable, onHeader: (ignored: stri
     broken = error;
     poke();
   });
-  source.pipe(withoutBom()).pipe(tokens);
   const walker = new CollectionWalker();
   const ignored = new Set<string>();
+  /** The features the tokens parsed so far complete; then the parser's error, if it has failed. */
+  function* parsed(): Generator<ImportRecord> {
+    for (let token: Token | null = tokens.read(); token !== null; token = tokens.read()) {
+      const feature = walker.take(token);
+      if (feature) yield recordOf(feature, walker.count, ignored);
+    }
+    const error = broken ?? tokens.errored;
+    if (error) throw new ServiceError('INVALID_PARAMETER', `the file is not valid JSON: ${error.message}`, 'file');
+  }
+  let atStart = true;
+  /** The features that pieces of the file complete, each piece's tokens taken before the next is written. */
+  function* written(pieces: Utf8Piece[]): Generator<ImportRecord> {
+    for (const piece of pieces) {
+      if ('invalidAt' in piece) {
+        walker.invalid();
+        tokens.write(REPLACEMENT);
+      }
+      // A byte-order mark at the very start is no JSON: spreadsheet programs write one.
+      else tokens.write(atStart && piece.text.subarray(0, 3).equals(BOM) ? piece.text.subarray(3) : piece.text);
+      atStart = false;
+      yield* parsed();
+    }
+  }
+  const utf8 = new Utf8Check();
   let finished = false;
   try {
+    for await (const chunk of source) {
+      const bytes: Buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      for (let at = 0; at < bytes.length; at += SLICE) yield* written(utf8.push(bytes.subarray(at, at + SLICE)));
+    }
+    yield* written(utf8.end());
+    tokens.end();
     for (;;) {
-      const token: Token | null = tokens.read();
-      if (token === null) {
-        if (broken) throw new ServiceError('INVALID_PARAMETER', `the file is not valid JSON: ${broken.message}`, 'file');
-        if (ended) break;
-        await new Promise<void>((resolve) => (wake = resolve));
-        continue;
-      }
-      const feature = walker.take(token);
-      if (!feature) continue;
-      const n = walker.count;
-      if (feature.over === 'size') yield { where: `feature ${n}`, values: {}, refusal: `feature ${n} holds more than ${thousands(MAX_FEATURE_BYTES)} characters of JSON (MAX_FEATURE_BYTES); split it or shorten its properties` };
-      else if (feature.over === 'depth') yield { where: `feature ${n}`, values: {}, refusal: `feature ${n} is nested more than ${MAX_JSON_DEPTH} levels deep (MAX_JSON_DEPTH); flatten its properties` };
-      else yield geojsonRecord(n - 1, feature.value, ignored);
+      yield* parsed();
+      if (ended) break;
+      await new Promise<void>((resolve) => (wake = resolve));
     }
     if (!walker.found) throw new ServiceError('INVALID_PARAMETER', 'the file is not a GeoJSON FeatureCollection', 'file');
     finished = true;
@@ -274,16 +321,19 @@ export async function* geojsonRecords(source: Readable, onHeader: (ignored: stri
   onHeader([...ignored]);
 }
 
-/** A byte-order mark at the very start is no JSON: spreadsheet programs write one. */
-function withoutBom(): Transform {
-  let first = true;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      const bom = first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
-      first = false;
-      done(null, bom ? chunk.subarray(3) : chunk);
-    },
-  });
+/** A feature completed, as the record it is (the `n`th of the file). */
+function recordOf(feature: FeatureBuilder, n: number, ignored: Set<string>): ImportRecord {
+  const where = `feature ${n}`;
+  switch (feature.over) {
+    case 'size':
+      return { where, values: {}, refusal: `${where} holds more than ${thousands(MAX_FEATURE_BYTES)} characters of JSON (MAX_FEATURE_BYTES); split it or shorten its properties` };
+    case 'depth':
+      return { where, values: {}, refusal: `${where} is nested more than ${MAX_JSON_DEPTH} levels deep (MAX_JSON_DEPTH); flatten its properties` };
+    case 'utf8':
+      return { where, values: {}, refusal: `${where} is not valid UTF-8 text: save the file as UTF-8` };
+    case undefined:
+      return geojsonRecord(n - 1, feature.value, ignored);
+  }
 }
 
 /** One feature as the fields it feeds: its properties by the API's names, its Point as the position. */
@@ -303,7 +353,8 @@ function geojsonRecord(index: number, feature: unknown, ignored: Set<string>): I
       const described = value.every((c: unknown) => typeof c === 'object' && c !== null && 'Description' in c);
       if (described) values.category_names = value.map((c: { Description: unknown }) => String(c.Description));
       else values.categories = value.map(String).join(';');
-    } else values[target] = typeof value === 'number' || typeof value === 'string' ? value : value === null ? null : JSON.stringify(value);
+    } else if (target === 'category_names' && typeof value === 'string' && value !== '') values.category_names = splitCategoryNames(value);
+    else values[target] = typeof value === 'number' || typeof value === 'string' ? value : value === null ? null : JSON.stringify(value);
   }
   // The geometry is the position: a Point's [lng, lat].
   if (f.geometry?.type === 'Point' && Array.isArray(f.geometry.coordinates)) {

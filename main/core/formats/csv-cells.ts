@@ -1,11 +1,16 @@
 /**
- * How a text cell is written to a CSV and read back (issue 25), in one place for both ways.
+ * How a text cell is written to a spreadsheet's CSV and read back (issue 25), in one place for
+ * both ways.
  *
  * A spreadsheet runs a cell as a formula when it starts with `=`, `+`, `-` or `@` (after any
- * leading spaces), or with a tab or carriage return: such a cell gets a leading apostrophe, as
- * OWASP advises, shown as typed and never evaluated. A cell that really starts with an apostrophe
- * gets one too, so the apostrophe the import takes off is always the guard's: every text reads
- * back exactly as it was written, `'-5 degrees` and `'=1+1` included.
+ * leading spaces), or with a tab or carriage return: such a cell gets a leading apostrophe, shown
+ * as typed and never evaluated. A cell that really starts with an apostrophe gets one too, so the
+ * apostrophe the import takes off is always the guard's: every text reads back exactly as it was
+ * written, `'-5 degrees` and `'=1+1` included.
+ *
+ * Only a file that says it was written this way is unguarded (its header has
+ * FORMULA_GUARD_COLUMN, shared/import-columns.ts, or it is an older export: csv.ts): a CSV for
+ * programs has no guard, and there `'=1+1` is data.
  */
 const NEEDS_GUARD = /^(?:\s*[=+\-@]|[\t\r]|')/;
 
