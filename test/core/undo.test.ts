@@ -236,4 +236,15 @@ describe('migration 010 (undo)', () => {
     expect(state(core)).toEqual(before);
     await expect(core.undo.importRun(big, imported.importId)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('already undone') });
   });
+
+  it('of an import whose new category a person has used since is refused whole, before anything is written', async () => {
+    const client = core.clients.create({ name: 'Category since' }).client_id;
+    const imported = await core.importPois(client, Readable.from([Buffer.from('name,lat,lng,category_names\nFirst,40.1,-3.1,Fresh\nSecond,40.2,-3.2,Fresh\n')]), 'csv', { createCategories: true });
+    const fresh = (await core.console['categories.list']({ clientId: client })).find((c) => c.Description === 'Fresh')!;
+    await core.console['pois.add']({ clientId: client, fields: { name: 'By hand', lat: 41, lng: -3, categories: [fresh.Id], geocode: false } });
+    const before = state(core);
+    // Before: every POI was deleted first, then the category refused in the last slice, and the undo stopped half done.
+    await expect(core.undo.importRun(client, imported.importId)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(`category ${fresh.Id} is used by POIs since`) });
+    expect(state(core)).toEqual(before);
+  });
 });
