@@ -18,7 +18,7 @@ test('importing a CSV: a preview of the mapping, a check, then the import with i
   await expect(preview.getByRole('cell', { name: 'Imported fountain' })).toBeVisible();
 
   await section.getByRole('button', { name: 'Check only' }).click();
-  const report = section.getByRole('status');
+  const report = section.getByRole('status').filter({ hasText: 'rows' });
   await expect(report).toContainText('Checked, nothing written: 2 added, 0 updated, 1 refused, of 3 rows');
   expect(await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Imported' } })).toEqual([]);
 
@@ -55,7 +55,10 @@ test('a 100,000-row import shows its progress, and a Cancel at half-way leaves t
   // Half-way by the job's own progress (the share of the file read).
   await expect.poll(() => progress.evaluate((bar: HTMLProgressElement) => bar.value / bar.max), { timeout: 120_000, intervals: [100] }).toBeGreaterThanOrEqual(0.5);
   await section.getByRole('button', { name: 'Cancel' }).click();
-  await expect(section.getByText(/^Cancelled after [\d,]+ rows: nothing was changed\.$/)).toBeVisible({ timeout: 60_000 });
+  const outcome = section.getByRole('status').filter({ hasText: /^Cancelled after [\d,]+ rows: nothing was changed\.$/ });
+  await expect(outcome).toBeVisible({ timeout: 60_000 });
+  // The Cancel button had focus and is gone: focus is on what happened, not lost to the page.
+  await expect(outcome).toBeFocused();
   expect(await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { total: 1000 } })).toEqual(before);
   expect(await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Bulk' } })).toEqual([]);
   // Kept, with its report, among the earlier imports once another starts or the page comes back.

@@ -34,13 +34,15 @@ export interface ImportOptions {
 }
 
 
-/** Adds go in by transactions of at most this many rows (fewer when a turn's time is up first). */
+/** Adds go in by transactions of at most this many rows (fewer when a turn's time is up first, or when writing them would take long). */
 const BATCH = 1_000;
+/** What one batch's transaction may take: its size follows the rows' measured cost (R*Tree, change log, grid). */
+const FLUSH_MS = 4;
 /**
  * An import gives the event loop back at least this often, so a get.json arriving meanwhile
  * waits at most about this long (docs/imports.md).
  */
-export const IMPORT_TURN_MS = 8;
+export const IMPORT_TURN_MS = 6;
 /** A report lists at most this many refusals (and counts the rest). */
 const MAX_LISTED = 1_000;
 
@@ -158,10 +160,15 @@ export async function importPois(s: Services, clientId: string, source: Readable
   };
 
   const pending: ValidAddPoi[] = [];
+  // Rows per batch, from what the last ones cost: a turn is its reading plus one batch's writing.
+  let batchLimit = 100;
   const flush = (): void => {
     if (pending.length === 0) return;
     if (!options.dryRun) {
+      const t0 = performance.now();
       s.pois.addMany(clientId, pending, actor);
+      const perRow = (performance.now() - t0) / pending.length;
+      batchLimit = Math.max(10, Math.min(BATCH, Math.floor(FLUSH_MS / Math.max(perRow, 1e-3))));
       twins.written();
     }
     report.added += pending.length;
@@ -170,7 +177,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
   let turnStarted = performance.now();
   /** Writes what is pending and lets other requests in, once this turn has run its time. */
   const pace = async (): Promise<void> => {
-    if (pending.length < BATCH && performance.now() - turnStarted < IMPORT_TURN_MS) return;
+    if (pending.length < batchLimit && performance.now() - turnStarted < IMPORT_TURN_MS) return;
     flush();
     options.onProgress?.(report.rows);
     await new Promise((resolve) => setImmediate(resolve));

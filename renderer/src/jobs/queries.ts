@@ -16,7 +16,9 @@ export const useJob = (id: string | undefined) =>
     queryKey: jobKeys.one(id ?? ''),
     queryFn: () => call('jobs.get', { id: id! }),
     enabled: !!id,
-    refetchInterval: (query) => (query.state.data?.state === 'running' ? POLL_MS : false),
+    // Stops on a refusal (the job gone with its client): asking again every 300 ms would never end.
+    refetchInterval: (query) => (query.state.data?.state === 'running' && !query.state.error ? POLL_MS : false),
+    retry: 1,
   });
 
 /** A client's recent jobs (imports and checks), newest first, with their reports. */

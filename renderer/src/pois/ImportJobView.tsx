@@ -1,46 +1,73 @@
+import { useEffect, useRef } from 'react';
 import type { JobView } from '../../../shared/jobs';
 import { ImportReportView } from './ImportReportView';
 
 const count = (n: number): string => n.toLocaleString('en');
 
+/** How a job ended, in plain words: what happened, and whether anything was changed. */
+export function outcomeOf(job: JobView): string | undefined {
+  const report = job.report;
+  const wrote = report !== null && !report.dryRun && report.added + report.updated + report.createdCategories.length > 0;
+  const unchanged = !wrote || report.undone;
+  if (job.state === 'cancelled') {
+    // A cancel whose undo was refused (a POI edited meanwhile) leaves rows: say so, and why.
+    return unchanged ? `Cancelled after ${count(report?.rows ?? 0)} rows: nothing was changed.` : `Cancelled after ${count(report?.rows ?? 0)} rows. ${report?.failed ?? ''}`.trim();
+  }
+  if (job.state === 'failed' || job.state === 'interrupted') return `${job.error ?? 'The import stopped.'}${job.state === 'failed' && job.kind === 'import' && unchanged ? ' Nothing was changed.' : ''}`;
+  return undefined;
+}
+
 /**
  * An import job as it runs (rows read, the share of the file, Cancel) and once it has ended: how
- * it ended in plain words, then its report. A cancelled or failed import says that nothing was
- * changed when what it wrote was undone.
+ * it ended in plain words, then its report. With `announce`, the outcome is said in a live region
+ * that stays on the page (a region added already filled is often not read out), and focus moves
+ * to it when the Cancel button it replaces had focus.
  */
-export function ImportJobView({ clientId, job, onCancel }: { clientId: string; job: JobView; onCancel?: () => void }) {
+export function ImportJobView({ clientId, job, onCancel, announce = false }: { clientId: string; job: JobView; onCancel?: () => void; announce?: boolean }) {
   const verb = job.kind === 'check' ? 'Checking' : 'Importing';
-  if (job.state === 'running') {
-    const { rows, bytes, totalBytes, cancelling, undoing } = job.progress;
-    return (
-      <div className="import-progress">
-        <label>
-          {undoing ? `Undoing what was written from ${job.label}: ${count(undoing.done)} of ${count(undoing.of)} changes` : cancelling ? `Cancelling the import of ${job.label}…` : `${verb} ${job.label}: ${count(rows)} rows read`}
-          {undoing ? <progress max={undoing.of} value={undoing.done} /> : <progress max={totalBytes ?? 1} value={totalBytes ? bytes : undefined} />}
-        </label>
-        {onCancel && (
-          <button type="button" onClick={onCancel} disabled={cancelling}>
-            Cancel
-          </button>
-        )}
-      </div>
-    );
-  }
-  const unchanged = job.report === null || job.report.dryRun || job.report.undone || job.report.added + job.report.updated === 0;
-  const outcome =
-    job.state === 'cancelled'
-      ? `Cancelled after ${count(job.report?.rows ?? 0)} rows${unchanged ? ': nothing was changed.' : '.'}`
-      : job.state === 'failed' || job.state === 'interrupted'
-        ? `${job.error ?? 'The import stopped.'}${unchanged && job.kind === 'import' && job.state === 'failed' ? ' Nothing was changed.' : ''}`
-        : undefined;
+  const outcomeRef = useRef<HTMLParagraphElement>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const cancelHadFocus = useRef(false);
+  const running = job.state === 'running';
+  // Read at each render while it runs (the progress is asked for every 300 ms), before React removes the button.
+  if (running) cancelHadFocus.current = cancelRef.current !== null && document.activeElement === cancelRef.current;
+  useEffect(() => {
+    if (!running && cancelHadFocus.current) {
+      cancelHadFocus.current = false;
+      outcomeRef.current?.focus();
+    }
+  }, [running]);
+  const outcome = running ? undefined : outcomeOf(job);
+  const failed = job.state === 'failed' || job.state === 'interrupted' || (job.state === 'cancelled' && outcome !== undefined && !outcome.endsWith('nothing was changed.'));
+  const { rows, bytes, totalBytes, cancelling, undoing } = job.progress;
   return (
     <>
-      {outcome && (
-        <p role={job.state === 'cancelled' ? 'status' : 'alert'} className={job.state === 'cancelled' ? undefined : 'error'}>
-          {outcome}
-        </p>
+      {running && (
+        <div className="import-progress">
+          <label>
+            {undoing ? `Undoing what was written from ${job.label}: ${count(undoing.done)} of ${count(undoing.of)} changes` : cancelling ? `Cancelling the import of ${job.label}…` : `${verb} ${job.label}: ${count(rows)} rows read`}
+            {undoing ? <progress max={undoing.of} value={undoing.done} /> : <progress max={totalBytes ?? 1} value={totalBytes ? bytes : undefined} />}
+          </label>
+          {onCancel && (
+            // aria-disabled, not disabled: a disabled button drops the focus it holds.
+            <button
+              type="button"
+              ref={cancelRef}
+              aria-disabled={cancelling}
+              onClick={() => {
+                if (!cancelling) onCancel();
+              }}
+            >
+              Cancel
+            </button>
+          )}
+        </div>
       )}
-      {job.report && (job.state === 'done' || job.report.refused.length > 0) && <ImportReportView clientId={clientId} report={job.report} />}
+      {/* On the page (empty) from the job's start: a live region added already filled is often not read out. */}
+      <p ref={outcomeRef} tabIndex={-1} role={announce ? (failed ? 'alert' : 'status') : undefined} className={failed ? 'error job-outcome' : 'job-outcome'}>
+        {outcome ?? ''}
+      </p>
+      {!running && job.report && (job.state === 'done' || job.report.refused.length > 0 || (!job.report.undone && !job.report.dryRun)) && <ImportReportView clientId={clientId} report={job.report} />}
     </>
   );
 }

@@ -130,7 +130,7 @@ export function ImportPois({ clientId }: { clientId: string }) {
           </button>
         </div>
       )}
-      {importer.job && <ImportJobView clientId={clientId} job={importer.job} onCancel={importer.cancel} />}
+      {importer.job && <ImportJobView clientId={clientId} job={importer.job} onCancel={importer.cancel} announce />}
       {importer.error && <p role="alert" className="error">{importer.error}</p>}
       <EarlierImports clientId={clientId} current={importer.job?.id} />
     </section>

@@ -4,7 +4,7 @@ import type { Answer } from '../../../shared/contract';
 import type { ImportFormat } from '../../../shared/file-formats';
 import type { JobView } from '../../../shared/jobs';
 import { useCancelJob } from '../jobs/mutations';
-import { jobKeys, useJob } from '../jobs/queries';
+import { jobKeys, useClientJobs, useJob } from '../jobs/queries';
 import { categoryKeys } from '../categories/queries';
 import { useOperation } from '../operation';
 import { ConsoleError, uploadImport } from '../transport';
@@ -75,7 +75,13 @@ export function useImportPois(clientId: string) {
   const [jobId, setJobId] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const controller = useRef<AbortController | undefined>(undefined);
-  const job = useJob(jobId).data;
+  // After a reload, an import of this client still running is the one shown (and can be cancelled).
+  const runningHere = useClientJobs(clientId).data?.find((j) => j.state === 'running');
+  useEffect(() => {
+    if (jobId === undefined && sent === undefined && runningHere) setJobId(runningHere.id);
+  }, [jobId, sent, runningHere]);
+  const watched = useJob(jobId);
+  const job = watched.data;
   const cancelJob = useCancelJob();
   const dialog = useImportDialog();
   const running = sent !== undefined || (jobId !== undefined && (job === undefined || job.state === 'running'));
@@ -130,5 +136,7 @@ export function useImportPois(clientId: string) {
     setJobId(undefined);
     setError(undefined);
   };
-  return { start, pick, cancel, sent, job, running, ended, error: error ?? cancelJob.errors.form, reset };
+  // A job that can no longer be read (its client deleted meanwhile) is not waited for.
+  const lost = watched.error ? `The import's progress cannot be read: ${watched.error.message}` : undefined;
+  return { start, pick, cancel, sent, job, running: running && !lost, ended, error: error ?? lost ?? cancelJob.errors.form, reset };
 }
