@@ -187,13 +187,25 @@ export async function importPois(s: Services, clientId: string, source: Readable
   const records = importRecords(source, format, (ignored) => (report.ignoredColumns = ignored));
   // The wait for the next record also ends when the file cannot be read any more (a drive gone,
   // a directory given as the file: a parser piped from it would wait for ever) or on Cancel.
+  // Not Promise.race with one long-lived promise: each race leaves a reaction on it, holding that
+  // record, and a 1 GB import held them all (2.8 GiB).
   const CANCELLED = Symbol('cancelled');
-  const interrupted = new Promise<typeof CANCELLED>((resolve, reject) => {
-    source.on('error', (error: Error) => reject(new ServiceError('INVALID_PARAMETER', `the file could not be read (${error.message})`, 'file')));
-    if (options.signal?.aborted) resolve(CANCELLED);
-    options.signal?.addEventListener('abort', () => resolve(CANCELLED), { once: true });
-  });
-  interrupted.catch(() => undefined);
+  let stopped: typeof CANCELLED | ServiceError | undefined;
+  let wake: ((why: typeof CANCELLED | ServiceError) => void) | undefined;
+  const stop = (why: typeof CANCELLED | ServiceError): void => {
+    stopped ??= why;
+    wake?.(why);
+  };
+  source.on('error', (error: Error) => stop(new ServiceError('INVALID_PARAMETER', `the file could not be read (${error.message})`, 'file')));
+  if (options.signal?.aborted) stop(CANCELLED);
+  options.signal?.addEventListener('abort', () => stop(CANCELLED), { once: true });
+  const nextRecord = (): Promise<IteratorResult<ImportRecord> | typeof CANCELLED> =>
+    new Promise((resolve, reject) => {
+      const settle = (why: typeof CANCELLED | ServiceError): void => (why === CANCELLED ? resolve(why) : reject(why));
+      if (stopped !== undefined) return settle(stopped);
+      wake = settle;
+      records.next().then(resolve, reject);
+    });
   const readAll = async (): Promise<void> => {
     for (;;) {
       if (options.signal?.aborted) {
@@ -202,7 +214,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
       }
       let next: IteratorResult<ImportRecord> | typeof CANCELLED;
       try {
-        next = await Promise.race([records.next(), interrupted]);
+        next = await nextRecord();
       } catch (error) {
         // A file that cannot be read past some point (a 100 MB line, broken JSON): the import stops there.
         if (!(error instanceof ServiceError)) throw error;
