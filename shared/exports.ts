@@ -10,6 +10,8 @@ export interface ImportReport {
   updated: number;
   /** Each refused row: where it is in the file and why. The other rows go in. */
   refused: Array<{ where: string; reason: string }>;
+  /** How many rows were refused: `refused` lists the first 1,000 (and one entry saying how many more). */
+  refusedCount: number;
   ignoredColumns: string[];
   createdCategories: string[];
   /**

@@ -73,7 +73,7 @@ async function runImport(args: string[], options: CliOptions): Promise<number> {
       console.error(ended.error ?? `The import was ${ended.state}${ended.report?.undone ? ': what it wrote was undone, nothing was changed' : ''}.`);
       return 2;
     }
-    return ended.report?.refused.length === 0 ? 0 : 1;
+    return ended.report?.refusedCount === 0 ? 0 : 1;
   } finally {
     clearInterval(shown);
     process.off('SIGINT', cancel);

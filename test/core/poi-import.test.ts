@@ -276,4 +276,14 @@ describe('importing POIs', () => {
     expect(await core.importPois(client, from(csv), 'csv')).toMatchObject({ added: 0, identicalCount: 3_000 });
     expect(await core.importPois(client, from(csv), 'csv', { dryRun: true })).toMatchObject({ added: 0, identicalCount: 3_000 });
   }, 60_000);
+
+  it('counts every refused row, though it lists the first 1,000', async () => {
+    const client = core.clients.create({ name: 'Many refused' }).client_id;
+    const rows = Array.from({ length: 1_005 }, (_, i) => `Bad ${i},91,-3,2`);
+    const report = await core.importPois(client, from(`name,lat,lng,categories\n${rows.join('\n')}\n`), 'csv');
+    // Before: the UI counted the list, 1,001 with its "and more" entry.
+    expect(report).toMatchObject({ refusedCount: 1_005, added: 0 });
+    expect(report.refused).toHaveLength(1_001);
+    expect(report.refused.at(-1)).toEqual({ where: 'and more', reason: '5 more rows refused' });
+  });
 });

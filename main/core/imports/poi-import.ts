@@ -83,7 +83,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
   s.clients.requireId(clientId);
   const actor = { kind: 'import', id: options.importId ?? newUuid() } as const satisfies Actor;
   const report: ImportReport = {
-    importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], ignoredColumns: [], createdCategories: [], possibleDuplicates: [], duplicateCount: 0, identical: [], identicalCount: 0, dryRun: options.dryRun === true, cancelled: false, failed: null, undone: false,
+    importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], refusedCount: 0, ignoredColumns: [], createdCategories: [], possibleDuplicates: [], duplicateCount: 0, identical: [], identicalCount: 0, dryRun: options.dryRun === true, cancelled: false, failed: null, undone: false,
   };
   const twins = new ImportTwins(s.store, clientId, options.dryRun === true);
   /** A row that repeats a POI exactly is skipped (unless asked otherwise), and counted. */
@@ -102,9 +102,8 @@ export async function importPois(s: Services, clientId: string, source: Readable
     report.duplicateCount++;
     if (report.possibleDuplicates.length < MAX_LISTED) report.possibleDuplicates.push({ where, name: row.name, of: twin });
   };
-  let refusedCount = 0;
   const refuse = (where: string, reason: string): void => {
-    refusedCount++;
+    report.refusedCount++;
     if (report.refused.length < MAX_LISTED) report.refused.push({ where, reason });
   };
   const byName = new Map(s.categories.list(clientId, true).map((c) => [foldText(c.Description), c.Id] as const));
@@ -290,7 +289,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
   }
   if ((report.cancelled || report.failed !== null) && !options.dryRun) await undoWhatWasWritten(s, clientId, report, options.onUndoProgress);
   options.onProgress?.(report.rows);
-  if (refusedCount > report.refused.length) report.refused.push({ where: 'and more', reason: `${refusedCount - report.refused.length} more rows refused` });
+  if (report.refusedCount > report.refused.length) report.refused.push({ where: 'and more', reason: `${report.refusedCount - report.refused.length} more rows refused` });
   return report;
 }
 

@@ -11,7 +11,7 @@ export function ImportReportView({ clientId, report }: { clientId: string; repor
       <div className="import-report" role="status">
         <p>
           {report.dryRun ? 'Checked, nothing written: ' : ''}
-          {report.added} added, {report.updated} updated, {report.refused.length} refused, of {report.rows} rows
+          {report.added} added, {report.updated} updated, {report.refusedCount} refused, of {report.rows} rows
           {report.identicalCount > 0 && `, ${report.identicalCount} skipped as identical to a POI already there`}
           {report.createdCategories.length > 0 && `; categories ${report.dryRun ? 'to create' : 'created'}: ${report.createdCategories.join(', ')}`}.
         </p>
