@@ -90,6 +90,7 @@ export function coreOver(s: Services): Core {
     close: () => {
       // A job cut short here is found at the next start and undone (jobs.ts).
       s.jobs.abandon();
+      s.importSpool.close();
       s.backups.stopDaily();
       s.maps.close();
       s.tileCache.close();

@@ -1,4 +1,3 @@
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './members/abuse.js';
 import { Backups } from './backups/backups.js';
@@ -159,7 +158,7 @@ export function openServices(options: CoreOptions): Services {
     clock,
     backups,
     jobs,
-    importSpool: new ImportSpool(onDisk ? join(dirname(options.file), 'imports') : join(tmpdir(), 'poi-imports')),
+    importSpool: new ImportSpool(onDisk ? join(dirname(options.file), 'imports') : undefined),
     clients,
     members,
     tokens,

@@ -1,7 +1,6 @@
 import { parse } from 'csv-parse/sync';
-import { existsSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobView } from '../../shared/jobs.js';
 import { consoleOptions, fixedListener } from '../../main/app/console.js';
@@ -85,10 +84,8 @@ describe('browser mode: imports as uploads', () => {
     fetch(`${base}/console/imports?${query}`, { method: 'POST', headers: { 'content-type': 'text/csv', ...headers }, body });
   const op = async (name: string, input: unknown): Promise<{ ok: boolean; value: JobView }> =>
     (await (await fetch(`${base}/console/api/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(input) })).json()) as { ok: boolean; value: JobView };
-  const spooled = (): string[] => {
-    const dir = join(tmpdir(), 'poi-imports');
-    return existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith(`.upload-${process.pid}-`)) : [];
-  };
+  // The spool of this test's core (a database in memory: a private folder of its own).
+  const spooled = (): string[] => readdirSync(dirname(core.importUploadPath())).filter((f) => f.startsWith('.upload-'));
 
   it('answers the import’s job at once; the job imports the body, its report read with jobs.get; refuses without the token and with a bad query, importing nothing', async () => {
     const target = core.clients.create({ name: 'Upload target' }).client_id;

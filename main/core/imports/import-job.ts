@@ -1,4 +1,5 @@
-import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline, Transform } from 'node:stream';
 import type { ExportFormat } from '../../../shared/exports.js';
@@ -66,30 +67,41 @@ export function startImport(s: Services, clientId: string, file: ImportFile, for
 }
 
 /**
- * Where uploads wait for their import job: `imports/` in the data folder (the system's temporary
- * folder for a database in memory), each named with the pid of the process that wrote it, so
- * that one left by a process that died is swept and one another live process reads is not.
+ * Where uploads wait for their import job: `imports/` in the data folder, each named with the
+ * pid of the process that wrote it, so that one left by a process that died is swept and one
+ * another live process reads is not. A database in memory gets a private folder of its own in
+ * the system's temporary folder (a shared, predictable one there could be another user's).
  */
 export class ImportSpool {
-  constructor(private readonly dir: string) {
-    this.sweep();
+  private dir: string | undefined;
+  /** The private folder made for a database in memory, removed at close. */
+  private temporary: string | undefined;
+
+  constructor(dir: string | undefined) {
+    this.dir = dir;
+    if (dir !== undefined) this.sweep(dir);
   }
 
   path(): string {
+    this.dir ??= this.temporary = mkdtempSync(join(tmpdir(), 'poi-imports-'));
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     return join(this.dir, `.upload-${process.pid}-${newUuid()}.part`);
   }
 
-  private sweep(): void {
+  close(): void {
+    if (this.temporary !== undefined) rmSync(this.temporary, { recursive: true, force: true });
+  }
+
+  private sweep(dir: string): void {
     let entries: string[];
     try {
-      entries = readdirSync(this.dir);
+      entries = readdirSync(dir);
     } catch {
       return;
     }
     for (const entry of entries) {
       const pid = /^\.upload-(\d+)-.*\.part$/.exec(entry)?.[1];
-      if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(this.dir, entry), { force: true });
+      if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(dir, entry), { force: true });
     }
   }
 }
