@@ -114,6 +114,9 @@ export function useImportPois(clientId: string) {
       started(await uploadImport(file, { clientId, format, filename: file.name, ...options }, setSent, abort.signal));
     } catch (e) {
       if (!(e instanceof DOMException && e.name === 'AbortError')) setError(e instanceof Error ? e.message : String(e));
+      // Cancelled once the whole file was sent, the job may have started: the client's jobs are
+      // asked for again, and a running one is shown with its own Cancel.
+      else void queryClient.invalidateQueries({ queryKey: jobKeys.ofClient(clientId) });
     } finally {
       setSent(undefined);
       controller.current = undefined;
