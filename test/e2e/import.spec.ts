@@ -66,5 +66,10 @@ test('a 100,000-row import shows its progress, and a Cancel at half-way leaves t
   const earlier = page.getByRole('region', { name: 'Import POIs' }).getByText('Earlier imports and checks', { exact: false });
   await expect(earlier).toBeVisible();
   await earlier.click();
-  await expect(page.getByText(/^Import of bulk\.csv, .*: cancelled$/)).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Import POIs' }).getByText(/^Import of bulk\.csv, .*: cancelled$/)).toBeVisible();
+  // And in the Activity panel, beside the changes.
+  await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Activity' }).click();
+  const activity = page.getByRole('region', { name: 'Activity' });
+  await activity.getByText('Earlier imports and checks', { exact: false }).click();
+  await expect(activity.getByText(/^Import of bulk\.csv, .*: cancelled$/)).toBeVisible();
 });

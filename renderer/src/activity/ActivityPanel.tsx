@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import { CHANGE_ACTORS } from '../../../shared/api/replies';
 import { ACTIVITY_ENTITIES } from '../../../shared/contract';
 import type { ChangeReply } from '../../../shared/wire';
+import { EarlierImports } from '../pois/EarlierImports';
 import { FormError } from '../ui/Field';
 import { fieldLines, subject, undoable, VERB, who } from './changeText';
 import { useUndoChange, useUndoImport } from './mutations';
@@ -81,6 +82,8 @@ export function ActivityPanel({ clientId, onOpen }: { clientId: string; onOpen: 
   return (
     <section className="panel admin-panel" aria-labelledby={titleId}>
       <h2 id={titleId}>Activity</h2>
+      {/* Imports with their kept reports (jobs), beside the changes they made. */}
+      <EarlierImports clientId={clientId} current={undefined} />
       <div className="filters">
         <label>
           Who{' '}
