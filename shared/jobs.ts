@@ -45,3 +45,10 @@ export interface JobView {
 
 /** How many ended jobs are kept with their reports (the oldest go first). */
 export const KEPT_JOBS = 200;
+
+/**
+ * How many refused rows, duplicates and identical rows a report shows, and how many a list of
+ * jobs carries of each (the counts say how many more; `jobs.get` gives the first 1,000): fifty
+ * reports of 3,000 entries each would be megabytes for a list.
+ */
+export const REPORT_ENTRIES_SHOWN = 20;

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { REPORT_ENTRIES_SHOWN } from '../../shared/jobs.js';
 import { openCore, type OpenCore } from '../support/core.js';
 
 /**
@@ -196,4 +197,18 @@ describe('import jobs', () => {
     const again = core.startImport(client, { path: file, name: 'second.csv', temporary: false }, 'csv', { dryRun: true, createCategories: true });
     expect((await core.jobs.whenDone(again.id)).state).toBe('done');
   }, 60_000);
+
+  it('lists jobs with the first entries of their reports, and gives the whole report one job at a time', async () => {
+    const { core, dir } = fileCore();
+    const client = core.clients.create({ name: 'Listed' }).client_id;
+    const file = join(dir, 'bad.csv');
+    writeFileSync(file, `name,lat,lng,categories\n${Array.from({ length: 30 }, (_, i) => `Bad ${i},91,-3,7`).join('\n')}\n`);
+    const job = core.startImport(client, { path: file, name: 'bad.csv', temporary: false }, 'csv', {});
+    await core.jobs.whenDone(job.id);
+    expect(core.jobs.get(job.id).report).toMatchObject({ refusedCount: 30, refused: expect.any(Array) });
+    expect(core.jobs.get(job.id).report!.refused).toHaveLength(30);
+    const [listed] = core.jobs.list(client);
+    expect(listed!.report).toMatchObject({ refusedCount: 30 });
+    expect(listed!.report!.refused).toHaveLength(REPORT_ENTRIES_SHOWN);
+  });
 });

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { ImportReport } from '../../../shared/exports.js';
-import { KEPT_JOBS, type JobKind, type JobProgress, type JobState, type JobView } from '../../../shared/jobs.js';
+import { KEPT_JOBS, REPORT_ENTRIES_SHOWN, type JobKind, type JobProgress, type JobState, type JobView } from '../../../shared/jobs.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newUuid } from '../store/new-uuid.js';
@@ -58,6 +58,13 @@ export const HEARTBEAT_MS = 10_000;
 const DEAD_AFTER_MS = 6 * HEARTBEAT_MS;
 /** This start of this process: a pid alone does not tell it from an earlier start (a container's process is pid 1 every time). */
 const INSTANCE = newUuid();
+
+const shortened = (view: JobView): JobView => {
+  const report = view.report;
+  if (report === null) return view;
+  const cut = <T>(list: T[]): T[] => list.slice(0, REPORT_ENTRIES_SHOWN);
+  return { ...view, report: { ...report, refused: cut(report.refused), possibleDuplicates: cut(report.possibleDuplicates), identical: cut(report.identical) } };
+};
 
 const viewOf = (row: JobRow): JobView => ({
   id: row.id,
@@ -191,10 +198,10 @@ export class Jobs {
     return this.asStored(row);
   }
 
-  /** The newest jobs first, of one client or of all. */
+  /** The newest jobs first, of one client or of all, their reports' lists cut to what is shown (REPORT_ENTRIES_SHOWN). */
   list(clientId?: string): JobView[] {
     const rows = clientId === undefined ? this.recent.all(LISTED) : this.recentOfClient.all(clientId, LISTED);
-    return rows.map((row) => (this.running.has(row.id) ? this.get(row.id) : this.asStored(row)));
+    return rows.map((row) => shortened(this.running.has(row.id) ? this.get(row.id) : this.asStored(row)));
   }
 
   /** Asks the job to stop; it ends cancelled once its work has undone what it wrote. A job already ended is left as it is. */
