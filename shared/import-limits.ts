@@ -5,8 +5,10 @@
  */
 
 /**
- * A CSV record longer than this is refused, and the import stops there: a 1 MB line is no POI,
- * and past it the parser cannot know where the next record starts.
+ * A CSV record (its bytes, line breaks inside quoted cells included) longer than this fails the
+ * import: a 1 MB line is no POI, and past it the parser cannot know where the next record starts.
+ * The parser bounds each cell by it, main/core/formats/csv-record-bound.ts the whole record (a
+ * thousand cells just under it would otherwise be held whole).
  */
 export const MAX_RECORD_BYTES = 1_000_000;
 

@@ -4,6 +4,7 @@ import { EXPORT_FORMATS, type ExportFormat } from '../../shared/exports.js';
 import type { PoiReply } from '../../shared/wire.js';
 import { POI_FIELDS } from '../../shared/poi-fields.js';
 import { importRecords } from '../../main/core/imports/records.js';
+import { MAX_RECORD_BYTES } from '../../shared/import-limits.js';
 import { testCore } from '../support/core.js';
 
 const core = testCore();
@@ -286,4 +287,19 @@ describe('importing POIs', () => {
     expect(report.refused).toHaveLength(1_001);
     expect(report.refused.at(-1)).toEqual({ where: 'and more', reason: '5 more rows refused' });
   });
+
+  it('bounds a CSV record, not only a cell: at MAX_RECORD_BYTES it is read, one byte over it fails the import', async () => {
+    const client = core.clients.create({ name: 'Record bound' }).client_id;
+    // "Row,-3,40,2," then a quoted cell: 12 + 2 + n bytes, the line break apart.
+    const record = (bytes: number): string => `Row,40,-3,2,"${'x'.repeat(bytes - 14)}"`;
+    const at = await core.importPois(client, from(`name,lat,lng,categories,desc\n${record(MAX_RECORD_BYTES)}\nAfter,40,-3,2,\n`), 'csv');
+    // Read, and refused for its description alone (over 1,024 characters); the next row goes in.
+    expect(at).toMatchObject({ failed: null, added: 1, refusedCount: 1 });
+    const over = await core.importPois(client, from(`name,lat,lng,categories,desc\n${record(MAX_RECORD_BYTES + 1)}\nAfter,40,-3,2,\n`), 'csv');
+    expect(over.failed).toMatch(/a record holds more than 1,000,000 bytes \(MAX_RECORD_BYTES\)/);
+    // Before: three cells of 400,000 bytes each passed the parser's per-cell bound, held whole.
+    const cells = `"${'y'.repeat(400_000)}"`;
+    const wide = await core.importPois(client, from(`name,lat,lng,categories,desc,a,b\nWide,40,-3,2,${cells},${cells},${cells}\n`), 'csv');
+    expect(wide.failed).toMatch(/MAX_RECORD_BYTES/);
+  }, 60_000);
 });

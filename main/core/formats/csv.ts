@@ -4,6 +4,7 @@ import { Transform, type Readable } from 'node:stream';
 import type { ExportOptions } from '../../../shared/file-formats.js';
 import { FORMULA_GUARD_COLUMN, mapHeader, type Target } from '../../../shared/import-columns.js';
 import { MAX_RECORD_BYTES } from '../../../shared/import-limits.js';
+import { boundRecords } from './csv-record-bound.js';
 import { POI_FIELDS } from '../../../shared/poi-fields.js';
 import type { PoiReply } from '../../../shared/wire.js';
 import { ServiceError } from '../errors.js';
@@ -117,7 +118,10 @@ const olderSpreadsheetExport = (bom: boolean, header: readonly string[]): boolea
  */
 const read: FormatReader = async function* (source: Readable, onHeader: (ignored: string[]) => void): AsyncGenerator<ImportRecord> {
   const utf8 = new Utf8Offsets();
-  const parser = source.pipe(utf8.stream).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_BYTES, info: true }));
+  const bound = boundRecords();
+  const parser = source.pipe(bound).pipe(utf8.stream).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_BYTES, info: true }));
+  // .pipe() passes no error on: the record bound's reaches the parser, which stops the import there.
+  bound.on('error', (error) => parser.destroy(error));
   let header: { mapping: Array<Target | undefined>; unguard: boolean } | undefined;
   try {
     for await (const { record, info } of parsedThenError(parser)) {
