@@ -358,7 +358,7 @@ export interface Outputs {
   'pois.merge': PoiReply;
   'changes.activity': { changes: ChangeReply[]; next: number | null };
   'changes.undo': UndoReply;
-  'imports.undo': UndoReply;
+  'imports.undo': JobView;
   'pois.exportDialog': { file: string } | null;
   'pois.importDialog': JobView | null;
   'jobs.list': JobView[];

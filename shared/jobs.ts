@@ -1,11 +1,12 @@
 import type { ImportReport } from './exports.js';
+import type { UndoReply } from './wire.js';
 
 /**
  * Long work (docs/imports.md): started by one call that answers at once with the job, followed by
  * its progress, cancelled for real, and its report kept afterwards. A job's kind says what it
  * does and what its report is.
  */
-export const JOB_KINDS = ['import', 'check'] as const;
+export const JOB_KINDS = ['import', 'check', 'undo-import'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /**
@@ -23,25 +24,35 @@ export interface JobProgress {
   totalBytes: number | null;
   /** Whether a Cancel was asked for and is being carried out (an import undoing what it wrote). */
   cancelling: boolean;
-  /** A cancelled or failed import undoing what it wrote: changes reversed, of how many. */
+  /** An undo under way (a cancelled or failed import's, or an undo job's): changes reversed, of how many. */
   undoing: { done: number; of: number } | null;
 }
 
-export interface JobView {
+interface JobBase {
   id: string;
-  kind: JobKind;
   clientId: string | null;
   /** What the job works on, as a person named it: the file's name. */
   label: string;
+  /** What it works on by id: the import an undo reverses; null for an import. */
+  target: string | null;
   state: JobState;
   progress: JobProgress;
   startedAt: number;
   endedAt: number | null;
-  /** The import's report; null while it runs, or when the job ended before making one. */
-  report: ImportReport | null;
   /** Why it failed or was interrupted, in plain words. */
   error: string | null;
 }
+
+/** An import or its Check only; its report once it has ended (null while it runs, or when it ended before making one). */
+export type ImportJob = JobBase & { kind: 'import' | 'check'; report: ImportReport | null };
+/**
+ * The undo of a whole import: not cancelled half-way (it runs to its end, or stops where a change
+ * since refuses it, saying so); its reply once it has ended.
+ */
+export type UndoJob = JobBase & { kind: 'undo-import'; report: UndoReply | null };
+export type JobView = ImportJob | UndoJob;
+
+export const isImportJob = (job: JobView): job is ImportJob => job.kind !== 'undo-import';
 
 /** How many ended jobs are kept with their reports (the oldest go first). */
 export const KEPT_JOBS = 200;

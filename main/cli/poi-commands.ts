@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { exportStream } from '../core/exports/poi-export.js';
 import { EXPORT_FORMATS, FILE_FORMATS, FLAVOURED_FORMATS, IMPORT_FORMATS, importFormatOf, type ExportFormat, type ImportFormat } from '../../shared/file-formats.js';
-import type { JobView } from '../../shared/jobs.js';
+import { isImportJob, type JobView } from '../../shared/jobs.js';
 import { createCore } from '../core/service.js';
 import { databasePath, type CliOptions } from './options.js';
 
@@ -67,6 +67,7 @@ async function runImport(args: string[], options: CliOptions): Promise<number> {
   const shown = process.stderr.isTTY ? setInterval(() => process.stderr.write(`\r${progressLine(core.jobs.get(job.id))}`), 250) : undefined;
   try {
     const ended = await core.jobs.whenDone(job.id);
+    if (!isImportJob(ended)) throw new Error(`job ${job.id} is not an import`);
     if (shown) process.stderr.write(`\r${progressLine(ended)}\n`);
     if (ended.report) console.log(JSON.stringify(ended.report, null, 2));
     if (ended.state !== 'done') {

@@ -13,7 +13,12 @@ export async function runUndoCommand(sub: string | undefined, args: string[], op
   if (what === undefined || (sub !== 'change' && sub !== 'import')) throw new Error('use: undo change SEQ --client ID, or undo import IMPORT_ID --client ID');
   const core = createCore({ file: databasePath(options).file });
   try {
-    if (sub === 'import') print(await run(core, 'imports.undo', { clientId: options.client, importId: what }));
+    if (sub === 'import') {
+      // A job, as in the app; the CLI waits for its end and prints its reply.
+      const job = await core.jobs.whenDone((await run(core, 'imports.undo', { clientId: options.client, importId: what })).id);
+      if (job.state !== 'done' || job.report === null) throw new Error(job.error ?? `the undo ended ${job.state}`);
+      print(job.report);
+    }
     else print(await run(core, 'changes.undo', { clientId: options.client, seq: Number(what) }));
     return 0;
   } finally {

@@ -4,7 +4,7 @@ import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import type { JobView } from '../../shared/jobs.js';
+import type { ImportJob } from '../../shared/jobs.js';
 import { root } from '../support/child-server.js';
 import { send } from './http.js';
 import { percentile } from './stats.js';
@@ -153,24 +153,24 @@ export async function benchImports(rows = 100_000, bigCsvBytes = 1e9, log: (s: s
     try {
       const quiet = await probeDuring(child, () => new Promise((resolve) => setTimeout(resolve, 5_000)));
       log(`imports: get.json alone: p99 ${quiet.p99.toFixed(1)} ms (${quiet.requests} requests)`);
-      const check = await probeDuring(child, () => child.ask<JobView>({ cmd: 'import', file: csv, format: 'csv', dryRun: true }));
+      const check = await probeDuring(child, () => child.ask<ImportJob>({ cmd: 'import', file: csv, format: 'csv', dryRun: true }));
       log(`  during a Check only of ${rows.toLocaleString('en')} rows (${check.seconds.toFixed(1)} s): p99 ${check.p99.toFixed(1)} ms, max ${check.max.toFixed(0)} ms`);
-      let job: JobView | undefined;
-      const imported = await probeDuring(child, async () => (job = await child.ask<JobView>({ cmd: 'import', file: csv, format: 'csv', dryRun: false })));
+      let job: ImportJob | undefined;
+      const imported = await probeDuring(child, async () => (job = await child.ask<ImportJob>({ cmd: 'import', file: csv, format: 'csv', dryRun: false })));
       log(`  during their import (${imported.seconds.toFixed(1)} s, ${job!.report!.added.toLocaleString('en')} added): p99 ${imported.p99.toFixed(1)} ms, max ${imported.max.toFixed(0)} ms`);
       const undo = await probeDuring(child, () => child.ask({ cmd: 'undo', importId: job!.id }));
       log(`  during its undo (${undo.seconds.toFixed(1)} s): p99 ${undo.p99.toFixed(1)} ms, max ${undo.max.toFixed(0)} ms`);
-      const denseProbe = await probeDuring(child, () => child.ask<JobView>({ cmd: 'import', file: dense, format: 'csv', dryRun: true }));
+      const denseProbe = await probeDuring(child, () => child.ask<ImportJob>({ cmd: 'import', file: dense, format: 'csv', dryRun: true }));
       log(`  during a Check only of 1,000 unlike 255-character names at one point (${denseProbe.seconds.toFixed(1)} s): p99 ${denseProbe.p99.toFixed(1)} ms, max ${denseProbe.max.toFixed(0)} ms`);
       result = { rows, quiet, check, import: imported, undo, dense: denseProbe };
     } finally {
       await stopChild(child);
     }
 
-    const peak = async (file: string, format: 'csv' | 'geojson', dryRun: boolean): Promise<{ mib: number; job: JobView }> => {
+    const peak = async (file: string, format: 'csv' | 'geojson', dryRun: boolean): Promise<{ mib: number; job: ImportJob }> => {
       const fresh = await startChild(mkdtempSync(join(dir, 'data-')));
       try {
-        const job = await fresh.ask<JobView>({ cmd: 'import', file, format, dryRun });
+        const job = await fresh.ask<ImportJob>({ cmd: 'import', file, format, dryRun });
         return { mib: mib((await fresh.ask<{ maxRss: number }>({ cmd: 'rss' })).maxRss), job };
       } finally {
         await stopChild(fresh);

@@ -123,7 +123,7 @@ describe('undo', () => {
     const newTwo = ((await core.console['pois.search']({ clientId, filter: { total: 10, q: 'New two' } })) as PoiReply[])[0]!;
     await core.console['pois.update']({ clientId, fields: { poi: newTwo.id, phone: '+34 7' } });
     const edited = state(core);
-    await expect(Promise.resolve().then(() => core.console['imports.undo']({ clientId, importId: imported.importId }))).rejects.toMatchObject({
+    await expect(Promise.resolve().then(() => core.undo.importRun(clientId, imported.importId))).rejects.toMatchObject({
       code: 'CONFLICT',
       message: expect.stringContaining(`POI ${newTwo.id} "New two" changed since: phone`),
     });
@@ -131,11 +131,11 @@ describe('undo', () => {
     await undo(history(newTwo.id)[0]!.seq);
     expect(state(core)).toEqual(afterImport);
 
-    expect(await core.console['imports.undo']({ clientId, importId: imported.importId })).toEqual({ undone: 4, poi: null });
+    expect(await core.undo.importRun(clientId, imported.importId)).toEqual({ undone: 4, poi: null });
     expect(state(core)).toEqual(beforeImport);
     expect(history(kept.id)[0]).toMatchObject({ op: 'update', actor: { kind: 'console' }, undoes: expect.any(Number) });
-    await expect(Promise.resolve().then(() => core.console['imports.undo']({ clientId, importId: imported.importId }))).rejects.toMatchObject({ code: 'CONFLICT', parameter: 'import' });
-    await expect(Promise.resolve().then(() => core.console['imports.undo']({ clientId: other, importId: imported.importId }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(Promise.resolve().then(() => core.undo.importRun(clientId, imported.importId))).rejects.toMatchObject({ code: 'CONFLICT', parameter: 'import' });
+    await expect(Promise.resolve().then(() => core.undo.importRun(other, imported.importId))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
 
@@ -246,5 +246,19 @@ describe('migration 010 (undo)', () => {
     // Before: every POI was deleted first, then the category refused in the last slice, and the undo stopped half done.
     await expect(core.undo.importRun(client, imported.importId)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(`category ${fresh.Id} is used by POIs since`) });
     expect(state(core)).toEqual(before);
+  });
+
+  it('of an import from the console runs as a job: progress as changes reversed, its reply kept, refusals as a failed job', async () => {
+    const client = core.clients.create({ name: 'Undo job' }).client_id;
+    const rows = Array.from({ length: 300 }, (_, i) => `Row ${i},${(40 + i * 0.001).toFixed(3)},-3.5,2`);
+    const imported = await core.importPois(client, Readable.from([Buffer.from(`name,lat,lng,categories\n${rows.join('\n')}\n`)]), 'csv');
+    const job = await core.console['imports.undo']({ clientId: client, importId: imported.importId });
+    expect(job).toMatchObject({ kind: 'undo-import', state: 'running', target: imported.importId, label: `the undo of import ${imported.importId}` });
+    const ended = await core.jobs.whenDone(job.id);
+    expect(ended).toMatchObject({ state: 'done', report: { undone: 300, poi: null }, progress: { undoing: { done: 300, of: 300 } } });
+    expect(core.db.prepare('SELECT count(*) FROM pois WHERE client_id = ?').pluck().get(client)).toBe(0);
+    const again = await core.jobs.whenDone((await core.console['imports.undo']({ clientId: client, importId: imported.importId })).id);
+    expect(again).toMatchObject({ state: 'failed', error: expect.stringContaining('already undone') });
+    await expect(Promise.resolve().then(() => core.console['imports.undo']({ clientId: client, importId: 'no-such-import' }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

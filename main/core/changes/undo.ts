@@ -89,6 +89,11 @@ export class Undo {
     return { undone: 1, poi: change.poi_id };
   }
 
+  /** NOT_FOUND unless the client has changes of this import. */
+  requireImport(clientId: string, importId: string): void {
+    if (this.ofImport.get(importId, clientId)! === 0) throw new ServiceError('NOT_FOUND', `no import ${importId} in this client application`, 'import');
+  }
+
   /**
    * Reverses every change of one import not reversed yet (newest first), a slice at a time with
    * the event loop given back between two. Checked whole first, writing nothing: a change since

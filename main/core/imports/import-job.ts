@@ -34,7 +34,7 @@ export function startImport(s: Services, clientId: string, file: ImportFile, for
     const running = s.jobs.runningFor(clientId);
     if (running) throw new ServiceError('CONFLICT', `the ${running.kind === 'check' ? 'check' : 'import'} of ${running.label} into this client is running: wait for it to end, or cancel it`, 'clientId');
     const totalBytes = statSync(file.path).size;
-    return s.jobs.start({ kind: options.dryRun ? 'check' : 'import', clientId, label: file.name, totalBytes }, async (job): Promise<JobOutcome> => {
+    return s.jobs.start({ kind: options.dryRun ? 'check' : 'import', clientId, label: file.name, target: null, totalBytes }, async (job): Promise<JobOutcome> => {
       const read = createReadStream(file.path);
       let bytes = 0;
       const counted = new Transform({
@@ -108,6 +108,15 @@ export class ImportSpool {
 
 /** What to say of an import the app died in, after undoing what it had written. */
 export function recoverImport(s: Services, job: JobView): string {
+  if (job.kind === 'undo-import' && job.clientId !== null && job.target !== null) {
+    // Half an undo is half an import: it is finished.
+    try {
+      const undone = s.undo.importRunNow(job.clientId, job.target);
+      return `The app stopped while this undo ran; it was finished at the next start: ${undone.undone} more changes reversed.`;
+    } catch (error) {
+      return `The app stopped while this undo ran, and it could not be finished: ${error instanceof Error ? error.message : String(error)}. Undo the import again.`;
+    }
+  }
   const stopped = 'The app stopped while this import ran';
   if (job.kind === 'check' || job.clientId === null) return `${stopped}; a check writes nothing.`;
   try {

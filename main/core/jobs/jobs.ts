@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { ImportReport } from '../../../shared/exports.js';
-import { KEPT_JOBS, REPORT_ENTRIES_SHOWN, type JobKind, type JobProgress, type JobState, type JobView } from '../../../shared/jobs.js';
+import type { UndoReply } from '../../../shared/wire.js';
+import { isImportJob, KEPT_JOBS, REPORT_ENTRIES_SHOWN, type JobKind, type JobProgress, type JobState, type JobView } from '../../../shared/jobs.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newUuid } from '../store/new-uuid.js';
@@ -17,7 +18,7 @@ export interface JobContext {
 /** How a job's work ended. */
 export interface JobOutcome {
   state: Exclude<JobState, 'running' | 'interrupted'>;
-  report: ImportReport | null;
+  report: JobView['report'];
   error: string | null;
 }
 
@@ -25,6 +26,7 @@ export interface JobSpec {
   kind: JobKind;
   clientId: string | null;
   label: string;
+  target: string | null;
   totalBytes: number | null;
 }
 
@@ -33,6 +35,7 @@ interface JobRow {
   kind: JobKind;
   client_id: string | null;
   label: string;
+  target: string | null;
   state: JobState;
   pid: number;
   instance: string;
@@ -60,24 +63,26 @@ const DEAD_AFTER_MS = 6 * HEARTBEAT_MS;
 const INSTANCE = newUuid();
 
 const shortened = (view: JobView): JobView => {
+  if (!isImportJob(view) || view.report === null) return view;
   const report = view.report;
-  if (report === null) return view;
   const cut = <T>(list: T[]): T[] => list.slice(0, REPORT_ENTRIES_SHOWN);
   return { ...view, report: { ...report, refused: cut(report.refused), possibleDuplicates: cut(report.possibleDuplicates), identical: cut(report.identical) } };
 };
 
+// The row's kind says what its report is (written by this class from a JobView of that kind).
 const viewOf = (row: JobRow): JobView => ({
   id: row.id,
   kind: row.kind,
   clientId: row.client_id,
   label: row.label,
+  target: row.target,
   state: row.state,
   progress: JSON.parse(row.progress) as JobProgress,
   startedAt: row.started_at,
   endedAt: row.ended_at,
-  report: row.report === null ? null : (JSON.parse(row.report) as ImportReport),
+  report: row.report === null ? null : (JSON.parse(row.report) as ImportReport & UndoReply),
   error: row.error,
-});
+}) as JobView;
 
 /**
  * Long work as jobs: `start` answers at once with the job, which runs on; its progress is read
@@ -105,7 +110,7 @@ export class Jobs {
     private readonly clock: Clock,
   ) {
     this.insert = db.prepare(
-      'INSERT INTO jobs (id, kind, client_id, label, state, pid, instance, seen_at, started_at, ended_at, progress, report, error) VALUES (@id, @kind, @client_id, @label, @state, @pid, @instance, @seen_at, @started_at, @ended_at, @progress, @report, @error)',
+      'INSERT INTO jobs (id, kind, client_id, label, target, state, pid, instance, seen_at, started_at, ended_at, progress, report, error) VALUES (@id, @kind, @client_id, @label, @target, @state, @pid, @instance, @seen_at, @started_at, @ended_at, @progress, @report, @error)',
     );
     // Taken by one process only: two starting at once must not both undo the same import.
     this.claim = db.prepare("UPDATE jobs SET state = 'interrupted', ended_at = @ended_at, error = @error WHERE id = @id AND state = 'running'");
@@ -149,20 +154,21 @@ export class Jobs {
   start(spec: JobSpec, work: (job: JobContext) => Promise<JobOutcome>): JobView {
     const id = newUuid(this.clock.now());
     const controller = new AbortController();
-    const view: JobView = {
+    const view = {
       id,
       kind: spec.kind,
       clientId: spec.clientId,
       label: spec.label,
+      target: spec.target,
       state: 'running',
       progress: { rows: 0, bytes: 0, totalBytes: spec.totalBytes, cancelling: false, undoing: null },
       startedAt: this.clock.now(),
       endedAt: null,
       report: null,
       error: null,
-    };
+    } as JobView;
     this.writes.now(SYSTEM, () =>
-      this.insert.run({ id, kind: view.kind, client_id: view.clientId, label: view.label, state: 'running', pid: process.pid, instance: INSTANCE, seen_at: view.startedAt, started_at: view.startedAt, ended_at: null, progress: JSON.stringify(view.progress), report: null, error: null }),
+      this.insert.run({ id, kind: view.kind, client_id: view.clientId, label: view.label, target: view.target, state: 'running', pid: process.pid, instance: INSTANCE, seen_at: view.startedAt, started_at: view.startedAt, ended_at: null, progress: JSON.stringify(view.progress), report: null, error: null }),
     );
     const context: JobContext = {
       id,
@@ -188,6 +194,14 @@ export class Jobs {
     this.running.set(id, { view, controller, done });
     this.startBeating();
     return { ...view, progress: { ...view.progress } };
+  }
+
+  /** A job by id, or undefined (an import made before jobs, or one older than the last KEPT_JOBS). */
+  find(id: string): JobView | undefined {
+    const live = this.running.get(id);
+    if (live) return { ...live.view, progress: { ...live.view.progress } };
+    const row = this.byId.get(id);
+    return row && this.asStored(row);
   }
 
   get(id: string): JobView {

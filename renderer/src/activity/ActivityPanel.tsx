@@ -6,7 +6,8 @@ import type { ChangeReply } from '../../../shared/wire';
 import { EarlierImports } from '../pois/EarlierImports';
 import { FormError } from '../ui/Field';
 import { fieldLines, subject, undoable, VERB, who } from './changeText';
-import { useUndoChange, useUndoImport } from './mutations';
+import { useUndoChange } from './mutations';
+import { UndoImport } from './UndoImport';
 import { useActivity, type ActivityFilter } from './queries';
 
 const ACTORS: Record<(typeof CHANGE_ACTORS)[number], string> = {
@@ -21,7 +22,6 @@ const ENTITIES: Record<(typeof ACTIVITY_ENTITIES)[number], string> = { poi: 'POI
 
 function Entry({ clientId, c, onOpen }: { clientId: string; c: ChangeReply; onOpen: (poi: number) => void }) {
   const undo = useUndoChange();
-  const undoImport = useUndoImport();
   const lines = c.op === 'update' ? fieldLines(c) : [];
   const importId = c.actor.kind === 'import' ? c.actor.id : null;
   return (
@@ -56,19 +56,10 @@ function Entry({ clientId, c, onOpen }: { clientId: string; c: ChangeReply; onOp
             {c.op === 'delete' ? 'Restore' : 'Undo'}
           </button>
         )}
-        {importId && (
-          <button
-            type="button"
-            disabled={undoImport.isPending || undoImport.isSuccess}
-            onClick={() => window.confirm('Undo the whole import? Every POI it added goes, and every POI it updated gets its values back.') && undoImport.mutate({ clientId, importId })}
-          >
-            Undo the whole import
-          </button>
-        )}
       </div>
+      {importId && <UndoImport clientId={clientId} importId={importId} label="Undo the whole import" confirm />}
       {undo.isSuccess && <p role="status">Undone.</p>}
-      {undoImport.isSuccess && <p role="status">Import undone: {undoImport.data.undone} changes reversed.</p>}
-      <FormError error={undo.errors.form ?? undoImport.errors.form} />
+      <FormError error={undo.errors.form} />
     </li>
   );
 }

@@ -1,15 +1,48 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { useJob } from '../jobs/queries';
 import { FormError } from '../ui/Field';
-import { useUndoImport } from './mutations';
+import { changedByUndo, useUndoImport } from './mutations';
 
-/** Right under an import's report: the whole import reversed, if nothing it wrote was changed since. */
-export function UndoImport({ clientId, importId }: { clientId: string; importId: string }) {
+const count = (n: number): string => n.toLocaleString('en');
+
+/**
+ * Undo of a whole import, as a job: its progress (changes reversed), then what it did, said in a
+ * live region on the page from the start. With `confirm`, asked first (the Activity panel, where
+ * the button stands among single changes).
+ */
+export function UndoImport({ clientId, importId, label = 'Undo this import', confirm = false }: { clientId: string; importId: string; label?: string; confirm?: boolean }) {
+  const queryClient = useQueryClient();
   const undo = useUndoImport();
+  const job = useJob(undo.data?.id).data;
+  const running = undo.isPending || job?.state === 'running';
+  const ended = job !== undefined && job.state !== 'running' ? job : undefined;
+  const refreshed = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    // What it reversed is read again once, when it ends.
+    if (!ended || refreshed.current === ended.id) return;
+    refreshed.current = ended.id;
+    for (const queryKey of changedByUndo({ clientId })) void queryClient.invalidateQueries({ queryKey });
+  }, [ended, clientId, queryClient]);
+  const start = (): void => {
+    if (confirm && !window.confirm('Undo the whole import? Every POI it added goes, and every POI it updated gets its values back.')) return;
+    undo.mutate({ clientId, importId });
+  };
+  const undoing = job?.state === 'running' ? job.progress.undoing : null;
+  const outcome = ended === undefined ? '' : ended.state === 'done' && ended.kind === 'undo-import' && ended.report ? `Import undone: ${count(ended.report.undone)} changes reversed.` : '';
   return (
     <div className="actions">
-      <button type="button" disabled={undo.isPending || undo.isSuccess} onClick={() => undo.mutate({ clientId, importId })}>
-        Undo this import
+      <button type="button" aria-disabled={running || ended?.state === 'done'} onClick={() => !running && ended?.state !== 'done' && start()}>
+        {label}
       </button>
-      {undo.isSuccess && <span role="status"> Import undone: {undo.data.undone} changes reversed.</span>}
+      {undoing && (
+        <label>
+          Undoing: {count(undoing.done)} of {count(undoing.of)} changes
+          <progress max={undoing.of} value={undoing.done} />
+        </label>
+      )}
+      <span role="status">{outcome}</span>
+      {ended?.state === 'failed' && <p role="alert" className="error">{ended.error}</p>}
       <FormError error={undo.errors.form} />
     </div>
   );

@@ -1,11 +1,12 @@
 import { useId } from 'react';
+import { isImportJob } from '../../../shared/jobs';
 import { useClientJobs } from '../jobs/queries';
 import { ImportJobView } from './ImportJobView';
 
 /** The client's earlier imports and checks, newest first, each with its report (kept by the main process). */
 export function EarlierImports({ clientId, current }: { clientId: string; current: string | undefined }) {
   const id = useId();
-  const jobs = useClientJobs(clientId).data?.filter((job) => job.id !== current && job.state !== 'running') ?? [];
+  const jobs = useClientJobs(clientId).data?.filter(isImportJob).filter((job) => job.id !== current && job.state !== 'running') ?? [];
   if (jobs.length === 0) return null;
   return (
     <details className="earlier-imports">

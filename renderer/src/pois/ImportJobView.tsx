@@ -1,11 +1,11 @@
 import { useEffect, useRef } from 'react';
-import type { JobView } from '../../../shared/jobs';
+import type { ImportJob } from '../../../shared/jobs';
 import { ImportReportView } from './ImportReportView';
 
 const count = (n: number): string => n.toLocaleString('en');
 
 /** How a job ended, in plain words: what happened, and whether anything was changed. */
-export function outcomeOf(job: JobView): string | undefined {
+export function outcomeOf(job: ImportJob): string | undefined {
   const report = job.report;
   const wrote = report !== null && !report.dryRun && report.added + report.updated + report.createdCategories.length > 0;
   const unchanged = !wrote || report.undone;
@@ -23,7 +23,7 @@ export function outcomeOf(job: JobView): string | undefined {
  * that stays on the page (a region added already filled is often not read out), and focus moves
  * to it when the Cancel button it replaces had focus.
  */
-export function ImportJobView({ clientId, job, onCancel, announce = false }: { clientId: string; job: JobView; onCancel?: () => void; announce?: boolean }) {
+export function ImportJobView({ clientId, job, onCancel, announce = false }: { clientId: string; job: ImportJob; onCancel?: () => void; announce?: boolean }) {
   const verb = job.kind === 'check' ? 'Checking' : 'Importing';
   const outcomeRef = useRef<HTMLParagraphElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { Answer } from '../../../shared/contract';
 import type { ImportFormat } from '../../../shared/file-formats';
-import type { JobView } from '../../../shared/jobs';
+import { isImportJob, type JobView } from '../../../shared/jobs';
 import { useCancelJob } from '../jobs/mutations';
 import { jobKeys, useClientJobs, useJob } from '../jobs/queries';
 import { categoryKeys } from '../categories/queries';
@@ -76,12 +76,12 @@ export function useImportPois(clientId: string) {
   const [error, setError] = useState<string | undefined>();
   const controller = useRef<AbortController | undefined>(undefined);
   // After a reload, an import of this client still running is the one shown (and can be cancelled).
-  const runningHere = useClientJobs(clientId).data?.find((j) => j.state === 'running');
+  const runningHere = useClientJobs(clientId).data?.find((j) => j.state === 'running' && isImportJob(j));
   useEffect(() => {
     if (jobId === undefined && sent === undefined && runningHere) setJobId(runningHere.id);
   }, [jobId, sent, runningHere]);
   const watched = useJob(jobId);
-  const job = watched.data;
+  const job = watched.data && isImportJob(watched.data) ? watched.data : undefined;
   const cancelJob = useCancelJob();
   const dialog = useImportDialog();
   const running = sent !== undefined || (jobId !== undefined && (job === undefined || job.state === 'running'));

@@ -18,6 +18,7 @@ export const migration015: Migration = {
         kind        TEXT NOT NULL,
         client_id   TEXT REFERENCES clients(id) ON DELETE CASCADE,
         label       TEXT NOT NULL,
+        target      TEXT,
         state       TEXT NOT NULL,
         pid         INTEGER NOT NULL,
         instance    TEXT NOT NULL,
