@@ -217,4 +217,23 @@ describe('import jobs', () => {
     expect(listed!.report).toMatchObject({ refusedCount: 30 });
     expect(imported(listed!).report!.refused).toHaveLength(REPORT_ENTRIES_SHOWN);
   });
+
+  it('finishes at the next start an undo of an import that the app died in', async () => {
+    const { core, dir } = fileCore();
+    const client = core.clients.create({ name: 'Undo died' }).client_id;
+    const report = await core.importPois(client, Readable.from([Buffer.from('name,lat,lng,categories\nOne,40.1,-3.1,7\nTwo,40.2,-3.2,7\n')]), 'csv');
+    // As a crash leaves it: the undo job's row running, from a start whose process is gone, nothing reversed yet.
+    core.db
+      .prepare('INSERT INTO jobs VALUES (@id, @kind, @client_id, @label, @target, @state, @pid, @instance, @seen_at, @started_at, @ended_at, @progress, @report, @error)')
+      .run({
+        id: '01900000-0000-7000-8000-0000000000aa', kind: 'undo-import', client_id: client, label: 'the undo of x.csv', target: report.importId, state: 'running',
+        pid: 2 ** 22 + 7, instance: 'an earlier start', seen_at: Date.now(), started_at: Date.now(), ended_at: null,
+        progress: JSON.stringify({ rows: 0, bytes: 0, totalBytes: null, cancelling: false, undoing: null }), report: null, error: null,
+      });
+    core.close();
+    cores.length = 0;
+    const next = fileCore(dir).core;
+    expect(holdings(next, client).pois).toEqual([]);
+    expect(next.jobs.get('01900000-0000-7000-8000-0000000000aa')).toMatchObject({ state: 'interrupted', error: 'The app stopped while this undo ran; it was finished at the next start: 2 more changes reversed.' });
+  });
 });
