@@ -121,7 +121,7 @@ describe('browser mode: imports as uploads', () => {
     const { value: job } = (await r.json()) as { value: JobView };
     let now = job;
     while (now.state === 'running') now = (await op('jobs.get', { id: job.id })).value;
-    expect(now).toMatchObject({ state: 'failed', error: expect.stringMatching(/^After row 1500, the file cannot be read: .*Max Record Size/) });
+    expect(now).toMatchObject({ state: 'failed', error: expect.stringMatching(/^After row \d+, the file cannot be read: .*a record holds more than 1,000,000 bytes \(MAX_RECORD_BYTES\)/) });
     expect(await core.console['pois.search']({ clientId: target, filter: {} })).toEqual([]);
   });
 });
