@@ -54,6 +54,9 @@ export type JobView = ImportJob | UndoJob;
 
 export const isImportJob = (job: JobView): job is ImportJob => job.kind !== 'undo-import';
 
+/** A job as a message names it: "the import of pois.csv", "the check of pois.csv", "the undo of pois.csv". */
+export const describeJob = (job: JobView): string => (isImportJob(job) ? `the ${job.kind} of ${job.label}` : job.label);
+
 /** How many ended jobs are kept with their reports (the oldest go first). */
 export const KEPT_JOBS = 200;
 

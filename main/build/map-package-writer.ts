@@ -50,7 +50,8 @@ export function writeMbtiles(file: string, c: PackageContents): void {
 
 const TILE_TYPES: Record<TileFormat, TileType> = { pbf: TileType.Mvt, png: TileType.Png, jpg: TileType.Jpeg, webp: TileType.Webp };
 
-function varints(values: number[]): number[] {
+/** Unsigned LEB128 varints, as PMTiles directories store their numbers. */
+export function varints(values: number[]): number[] {
   const out: number[] = [];
   for (let v of values) {
     while (v >= 0x80) {

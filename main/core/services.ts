@@ -29,7 +29,8 @@ import { HeavyLane } from './heavy-lane.js';
 import { REPLY_PIECE, SCAN_SLICE, type Slicing } from './pois/sliced-scan.js';
 import { Tokens } from './tokens/tokens.js';
 import { Jobs } from './jobs/jobs.js';
-import { ImportSpool, recoverImport } from './imports/import-job.js';
+import { describeJob } from '../../shared/jobs.js';
+import { ImportSpool, recoverJob } from './imports/import-job.js';
 
 export interface CoreOptions {
   /** A database file path, or ':memory:'. */
@@ -134,6 +135,8 @@ export function openServices(options: CoreOptions): Services {
   const tileCache = new TileCacheStore(onDisk ? join(dirname(options.file), 'tile-cache.sqlite') : ':memory:', options.nativeBinding);
   const watch = new DataWatch(db);
   const jobs = new Jobs(db, writes, clock);
+  // The jobs a process died in (at start), or a restored backup brought back as running (after a restore).
+  const recoverJobs = (): void => void jobs.recoverInterrupted((job) => recoverJob(services, job));
   const backups = new Backups({
     db,
     file: onDisk ? options.file : undefined,
@@ -146,11 +149,11 @@ export function openServices(options: CoreOptions): Services {
       watch.forget();
       replyCache.clear();
       // A backup made while an import ran brings that import back half done: undone as a crash's.
-      jobs.recoverInterrupted((job) => recoverImport(services, job));
+      recoverJobs();
     },
     busy: () => {
       const job = jobs.runningFor();
-      return job && `the ${job.kind === 'check' ? 'check' : 'import'} of ${job.label} is running: wait for it to end, or cancel it`;
+      return job && `${describeJob(job)} is running: wait for it to end, or cancel it`;
     },
   });
   const services: Services = {
@@ -190,6 +193,6 @@ export function openServices(options: CoreOptions): Services {
     read: <T>(work: () => T): T => readTx.deferred(work) as T,
   };
   // An import the app died in is undone before anything else reads the data.
-  services.jobs.recoverInterrupted((job) => recoverImport(services, job));
+  recoverJobs();
   return services;
 }

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { constants, createGzip, gzipSync } from 'node:zlib';
 import { Compression, TileType } from 'pmtiles';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { writeMbtiles } from '../../main/build/map-package-writer.js';
+import { varints, writeMbtiles } from '../../main/build/map-package-writer.js';
 import { MAX_DIRECTORY_BYTES, MAX_INFLATED_TILE_BYTES, MAX_TILE_BYTES } from '../../shared/maps.js';
 import { root } from '../support/child-server.js';
 import { testCore, type TestCore } from '../support/core.js';
@@ -261,18 +261,6 @@ async function gzippedZeros(bytes: number): Promise<Buffer> {
   gzip.end();
   await ended;
   return Buffer.concat(out);
-}
-
-function varints(values: number[]): number[] {
-  const out: number[] = [];
-  for (let v of values) {
-    while (v >= 0x80) {
-      out.push((v % 0x80) | 0x80);
-      v = Math.floor(v / 0x80);
-    }
-    out.push(v);
-  }
-  return out;
 }
 
 /** A PMTiles directory: entries of tile id, run length (0 for a leaf directory), length and offset. */

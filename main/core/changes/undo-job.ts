@@ -1,4 +1,4 @@
-import type { JobView } from '../../../shared/jobs.js';
+import { describeJob, type JobView } from '../../../shared/jobs.js';
 import { ServiceError } from '../errors.js';
 import type { JobOutcome } from '../jobs/jobs.js';
 import type { Services } from '../services.js';
@@ -12,7 +12,7 @@ export function startUndoImport(s: Services, clientId: string, importId: string)
   s.undo.requireImport(clientId, importId);
   if (s.backups.restoring) throw new ServiceError('STORAGE_BUSY', 'a backup is being restored: undo the import once it is done');
   const running = s.jobs.runningFor(clientId);
-  if (running) throw new ServiceError('CONFLICT', `${running.label} is running in this client: wait for it to end, or cancel it`, 'import');
+  if (running) throw new ServiceError('CONFLICT', `${describeJob(running)} is running in this client: wait for it to end, or cancel it`, 'import');
   const imported = s.jobs.find(importId);
   const label = `the undo of ${imported && imported.kind !== 'undo-import' ? imported.label : `import ${importId}`}`;
   return s.jobs.start({ kind: 'undo-import', clientId, label, target: importId, totalBytes: null }, async (job): Promise<JobOutcome> => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline, Transform } from 'node:stream';
 import type { ExportFormat } from '../../../shared/exports.js';
-import type { JobView } from '../../../shared/jobs.js';
+import { describeJob, type JobView } from '../../../shared/jobs.js';
 import { ServiceError } from '../errors.js';
 import type { JobOutcome } from '../jobs/jobs.js';
 import type { Services } from '../services.js';
@@ -32,7 +32,7 @@ export function startImport(s: Services, clientId: string, file: ImportFile, for
     // One at a time per client: two at once would each skip rows the other wrote, and a cancel of one would take them.
     if (s.backups.restoring) throw new ServiceError('STORAGE_BUSY', 'a backup is being restored: import once it is done');
     const running = s.jobs.runningFor(clientId);
-    if (running) throw new ServiceError('CONFLICT', `the ${running.kind === 'check' ? 'check' : 'import'} of ${running.label} into this client is running: wait for it to end, or cancel it`, 'clientId');
+    if (running) throw new ServiceError('CONFLICT', `${describeJob(running)} into this client is running: wait for it to end, or cancel it`, 'clientId');
     const totalBytes = statSync(file.path).size;
     return s.jobs.start({ kind: options.dryRun ? 'check' : 'import', clientId, label: file.name, target: null, totalBytes }, async (job): Promise<JobOutcome> => {
       const read = createReadStream(file.path);
@@ -106,8 +106,8 @@ export class ImportSpool {
   }
 }
 
-/** What to say of an import the app died in, after undoing what it had written. */
-export function recoverImport(s: Services, job: JobView): string {
+/** A job the app died in, set right (an import undone, an undo finished), and what to say of it. */
+export function recoverJob(s: Services, job: JobView): string {
   if (job.kind === 'undo-import' && job.clientId !== null && job.target !== null) {
     // Half an undo is half an import: it is finished.
     try {

@@ -205,11 +205,9 @@ export class Jobs {
   }
 
   get(id: string): JobView {
-    const live = this.running.get(id);
-    if (live) return { ...live.view, progress: { ...live.view.progress } };
-    const row = this.byId.get(id);
-    if (!row) throw new ServiceError('NOT_FOUND', `no job ${id}: it may be older than the last ${KEPT_JOBS} jobs`, 'id');
-    return this.asStored(row);
+    const job = this.find(id);
+    if (!job) throw new ServiceError('NOT_FOUND', `no job ${id}: it may be older than the last ${KEPT_JOBS} jobs`, 'id');
+    return job;
   }
 
   /** The newest jobs first, of one client or of all, their reports' lists cut to what is shown (REPORT_ENTRIES_SHOWN). */
