@@ -45,11 +45,11 @@ export function ImportPois({ clientId }: { clientId: string }) {
   };
   const categoriesOption = (
     <>
-      <label>
+      <label className="choice">
         <input type="checkbox" checked={createCategories} onChange={(e) => setCreateCategories(e.target.checked)} />
         Create the categories the file names that this client does not have
       </label>
-      <label>
+      <label className="choice">
         <input type="checkbox" checked={addIdentical} onChange={(e) => setAddIdentical(e.target.checked)} />
         Add rows identical to a POI already there (skipped otherwise, so importing a file twice adds nothing)
       </label>
