@@ -11,6 +11,12 @@ export interface BackupInfo {
   bytes: number;
 }
 
+/** What a restore did: the backup it restored, and the backup of the state it replaced. */
+export interface RestoreReply {
+  restored: string;
+  saved: BackupInfo;
+}
+
 /** The automatic backups kept by default (one a day, the last week). */
 export const DEFAULT_KEEP_DAILY = 7;
 export const MAX_KEEP_DAILY = 365;

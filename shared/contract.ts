@@ -7,7 +7,7 @@ import { CHANGE_ACTORS } from './api/replies.js';
 import type { ConflictView } from './sync-view.js';
 import { tileImageSource } from './tiles.js';
 import { exportChoice } from './file-formats.js';
-import type { JobView } from './jobs.js';
+import type { JobView, MapImportJob, RestoreJob } from './jobs.js';
 import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
 
@@ -340,7 +340,8 @@ export interface Outputs {
   'maps.list': MapPackage[];
   'maps.remove': OkBody;
   'maps.startView': { lat: number; lng: number; zoom: number } | null;
-  'maps.importDialog': MapPackage | null;
+  /** The import's job, or null when the dialog was cancelled. */
+  'maps.importDialog': MapImportJob | null;
   'pois.version': string;
   'pois.get': PoiReply;
   'pois.add': PoiReply;
@@ -383,8 +384,8 @@ export interface Outputs {
   'tiles.clearCache': TileCacheStatus;
   'backups.list': BackupsView;
   'backups.create': BackupInfo;
-  /** The backup of the state the restore replaced. */
-  'backups.restore': { restored: string; saved: BackupInfo };
+  /** The restore's job: its report says what was restored and the backup of the state it replaced. */
+  'backups.restore': RestoreJob;
   'backups.remove': OkBody;
   'backups.configure': BackupsView;
   'app.openExternal': OkBody;

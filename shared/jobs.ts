@@ -1,4 +1,6 @@
+import type { RestoreReply } from './backups.js';
 import type { ImportReport } from './exports.js';
+import type { MapPackage } from './maps.js';
 import type { UndoReply } from './wire.js';
 
 /**
@@ -6,8 +8,21 @@ import type { UndoReply } from './wire.js';
  * its progress, cancelled for real, and its report kept afterwards. A job's kind says what it
  * does and what its report is.
  */
-export const JOB_KINDS = ['import', 'check', 'undo-import'] as const;
+export const JOB_KINDS = ['import', 'check', 'undo-import', 'map-import', 'restore'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
+
+/** The jobs that read or write the POIs: a restore waits for them (it would replace data under their feet). */
+export const DATA_JOB_KINDS = ['import', 'check', 'undo-import'] as const satisfies readonly JobKind[];
+
+/** What a job is doing now, for jobs that go through steps (a restore, a map package's import), in words. */
+export const JOB_PHASES = {
+  reading: 'Reading the file',
+  checking: 'Checking the file',
+  copying: 'Copying the file',
+  saving: 'Backing up the current data first',
+  restoring: 'Replacing the data',
+} as const;
+export type JobPhase = keyof typeof JOB_PHASES;
 
 /**
  * `interrupted`: the app stopped while the job ran (a crash, a kill); what an import had written
@@ -26,6 +41,10 @@ export interface JobProgress {
   cancelling: boolean;
   /** An undo under way (a cancelled or failed import's, or an undo job's): changes reversed, of how many. */
   undoing: { done: number; of: number } | null;
+  /** The step under way, for jobs that go through steps; null for the others (and in jobs kept from before steps). */
+  phase: JobPhase | null;
+  /** Whether a Cancel can still stop it: a restore's last step, once begun, runs to its end. */
+  cancellable: boolean;
 }
 
 interface JobBase {
@@ -50,12 +69,23 @@ export type ImportJob = JobBase & { kind: 'import' | 'check'; report: ImportRepo
  * since refuses it, saying so); its reply once it has ended.
  */
 export type UndoJob = JobBase & { kind: 'undo-import'; report: UndoReply | null };
-export type JobView = ImportJob | UndoJob;
+/** The import of an offline map package (its label the file's name); the package once imported. */
+export type MapImportJob = JobBase & { kind: 'map-import'; report: MapPackage | null };
+/** A restore from a backup (its label the backup's name); what was restored and the backup taken first. */
+export type RestoreJob = JobBase & { kind: 'restore'; report: RestoreReply | null };
+export type JobView = ImportJob | UndoJob | MapImportJob | RestoreJob;
 
-export const isImportJob = (job: JobView): job is ImportJob => job.kind !== 'undo-import';
+export const isImportJob = (job: JobView): job is ImportJob => job.kind === 'import' || job.kind === 'check';
 
-/** A job as a message names it: "the import of pois.csv", "the check of pois.csv", "the undo of pois.csv". */
-export const describeJob = (job: JobView): string => (isImportJob(job) ? `the ${job.kind} of ${job.label}` : job.label);
+/** A job as a message names it, from its label: "the import of pois.csv", "the undo of pois.csv" (an undo's label says it). */
+const NAMED: Record<JobKind, (label: string) => string> = {
+  import: (label) => `the import of ${label}`,
+  check: (label) => `the check of ${label}`,
+  'undo-import': (label) => label,
+  'map-import': (label) => `the import of the map package ${label}`,
+  restore: (label) => `the restore of ${label}`,
+};
+export const describeJob = (job: Pick<JobView, 'kind' | 'label'>): string => NAMED[job.kind](job.label);
 
 /** How many ended jobs are kept with their reports (the oldest go first). */
 export const KEPT_JOBS = 200;

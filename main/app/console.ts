@@ -79,6 +79,7 @@ export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: 
     },
     maps: core.maps,
     onlineTiles: core.onlineTiles,
+    startMapImport: (file) => core.startMapImport(file),
     exportPois: (clientId, format, options) => core.exportPois(clientId, format, options),
     imports: core,
   };

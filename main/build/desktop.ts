@@ -18,7 +18,8 @@ export async function buildDesktop(): Promise<void> {
   const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', sourcemap: false } as const;
   await build({
     ...common,
-    entryPoints: { main: join(root, 'main', 'desktop', 'main.ts') },
+    // The side process's entry (main/core/jobs/side-process.ts) is a file of its own beside main.mjs.
+    entryPoints: { main: join(root, 'main', 'desktop', 'main.ts'), 'side-task': join(root, 'main', 'core', 'jobs', 'side-task.ts') },
     outdir: out,
     outExtension: { '.js': '.mjs' },
     // Beside main.mjs: import.meta.dirname is the same in every file.

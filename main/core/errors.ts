@@ -9,8 +9,10 @@ export class ServiceError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly parameter?: string,
+    /** What it came from, for whoever debugs it (never sent: toBody says only the message). */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'ServiceError';
   }
 

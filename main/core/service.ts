@@ -9,10 +9,11 @@ import { exportPois, type ExportFormat, type ExportOptions } from './exports/poi
 import type { ImportFormat } from '../../shared/file-formats.js';
 import { importPois, type ImportOptions, type ImportReport } from './imports/poi-import.js';
 import { startImport, type ImportFile, type ImportJobOptions } from './imports/import-job.js';
-import type { JobView } from '../../shared/jobs.js';
+import type { JobView, MapImportJob } from '../../shared/jobs.js';
 import type { Jobs } from './jobs/jobs.js';
 import type { Backups } from './backups/backups.js';
 import type { MapPackages } from './maps/packages.js';
+import { startMapImport, type MapImportFile } from './maps/map-import-job.js';
 import type { OnlineTiles } from './tiles/online-tiles.js';
 import type { SettingsStore } from './settings/settings.js';
 import { warmUp } from './warm-up.js';
@@ -43,6 +44,8 @@ export interface Core {
   settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener'>;
   /** Offline map packages: import and remove (hosts: CLI, upload route, desktop dialog) and their tiles. */
   maps: Pick<MapPackages, 'importFile' | 'importSampleOnFirstStart' | 'uploadPath' | 'tile' | 'list'>;
+  /** A package's import as a job (hosts: upload route, desktop dialog): answers at once; progress, cancel and the package through `jobs`. */
+  startMapImport(file: MapImportFile): MapImportJob;
   /** A client's POIs in a format of shared/file-formats.ts, in chunks (NOT_FOUND for an unknown client, before the first chunk). */
   exportPois(clientId: string, format: ExportFormat, options?: ExportOptions): AsyncGenerator<string>;
   /** POIs from a CSV or GeoJSON stream into a client; bad rows refused one by one, with where and why. */
@@ -77,6 +80,7 @@ export function coreOver(s: Services): Core {
     now: () => s.clock.now(),
     settings: s.settings,
     maps: s.maps,
+    startMapImport: (file) => startMapImport(s, file),
     onlineTiles: s.onlineTiles,
     exportPois: (clientId, format, options) => exportPois(s, s.clients.requireId(clientId), format, options),
     importPois: (clientId, source, format, options) => importPois(s, clientId, source, format, options),

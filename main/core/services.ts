@@ -29,8 +29,9 @@ import { HeavyLane } from './heavy-lane.js';
 import { REPLY_PIECE, SCAN_SLICE, type Slicing } from './pois/sliced-scan.js';
 import { Tokens } from './tokens/tokens.js';
 import { Jobs } from './jobs/jobs.js';
-import { describeJob } from '../../shared/jobs.js';
-import { ImportSpool, recoverJob } from './imports/import-job.js';
+import { DATA_JOB_KINDS, describeJob } from '../../shared/jobs.js';
+import { ImportSpool } from './imports/import-job.js';
+import { recoverJob } from './jobs/recover.js';
 
 export interface CoreOptions {
   /** A database file path, or ':memory:'. */
@@ -152,7 +153,7 @@ export function openServices(options: CoreOptions): Services {
       recoverJobs();
     },
     busy: () => {
-      const job = jobs.runningFor();
+      const job = jobs.runningFor({ kinds: DATA_JOB_KINDS });
       return job && `${describeJob(job)} is running: wait for it to end, or cancel it`;
     },
   });

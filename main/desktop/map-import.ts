@@ -1,11 +1,11 @@
 import { BrowserWindow, dialog } from 'electron';
 import type { Answer } from '../../shared/contract.js';
-import type { MapPackage } from '../../shared/maps.js';
+import type { MapImportJob } from '../../shared/jobs.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 
-/** `maps.importDialog`: the system's open dialog, then the core imports the chosen file (copied into the data folder). */
-export async function importFromDialog(core: Core): Promise<Answer<MapPackage | null>> {
+/** `maps.importDialog`: the system's open dialog, then the chosen file imported by a job (copied into the data folder), which the answer is. */
+export async function importFromDialog(core: Core): Promise<Answer<MapImportJob | null>> {
   const window = BrowserWindow.getFocusedWindow();
   const options = {
     title: 'Import an offline map package',
@@ -16,7 +16,7 @@ export async function importFromDialog(core: Core): Promise<Answer<MapPackage | 
   const [file] = picked.filePaths;
   if (picked.canceled || file === undefined) return { ok: true, value: null };
   try {
-    return { ok: true, value: await core.maps.importFile(file) };
+    return { ok: true, value: core.startMapImport({ path: file }) };
   } catch (error) {
     if (error instanceof ServiceError) return { ok: false, error: error.toBody() };
     throw error;

@@ -21,6 +21,7 @@ export interface ConsoleOptions {
   /** Offline map packages (uploads and tiles), and the online tiles' cache. */
   maps: MapRouteOptions['maps'];
   onlineTiles: MapRouteOptions['onlineTiles'];
+  startMapImport: MapRouteOptions['startMapImport'];
   /** Exports, downloaded through single-use addresses. */
   exportPois: DownloadRouteOptions['exportPois'];
   imports: ImportRouteOptions['imports'];
@@ -63,7 +64,7 @@ export async function mountConsole(app: FastifyInstance, options: ConsoleOptions
     return reply.code(answer.ok ? 200 : answer.error.code).send(answer);
   });
 
-  await mountMapRoutes(app, { token: options.token, maps: options.maps, onlineTiles: options.onlineTiles });
+  await mountMapRoutes(app, { token: options.token, maps: options.maps, onlineTiles: options.onlineTiles, startMapImport: options.startMapImport });
   mountDownloadRoutes(app, { token: options.token, exportPois: options.exportPois });
   await mountImportRoutes(app, { token: options.token, imports: options.imports });
 }

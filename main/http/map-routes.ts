@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { Answer } from '../../shared/contract.js';
-import { MAX_PACKAGE_BYTES, MAX_PACKAGE_NAME, type MapPackage } from '../../shared/maps.js';
+import type { MapImportJob } from '../../shared/jobs.js';
+import { MAX_PACKAGE_BYTES, MAX_PACKAGE_NAME } from '../../shared/maps.js';
 import type { Core } from '../core/service.js';
 import { ServiceError } from '../core/errors.js';
 import { authorized, refuse, tileKey, tileKeyMatches } from './console-auth.js';
@@ -10,6 +11,7 @@ import { receiveToFile } from './upload-file.js';
 export interface MapRouteOptions {
   token: () => string;
   maps: Core['maps'];
+  startMapImport: Core['startMapImport'];
   onlineTiles: Core['onlineTiles'];
   /** Tests lower it to see the refusal without sending gigabytes. */
   maxBytes?: number;
@@ -29,15 +31,15 @@ const tooLarge = (limit: number): ServiceError => new ServiceError('PAYLOAD_TOO_
 
 /**
  * Browser mode's map packages: an upload is streamed to a file in the maps folder (never held
- * in memory) and imported from there; tiles are read from the package file on each request.
+ * in memory) and imported from there by a job, which the answer is; tiles are read from the package file on each request.
  * Electron reads the same through its own scheme (desktop/protocol.ts) and imports a path the
  * native dialog gives.
  */
 export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOptions): Promise<void> {
   const limit = options.maxBytes ?? MAX_PACKAGE_BYTES;
 
-  /** The upload to a file of its own, then imported from there (moved, not copied). */
-  const receive = async (body: Readable, query: UploadQuery, length: string | undefined): Promise<MapPackage> => {
+  /** The upload to a file of its own, then imported from there by a job (moved, not copied). */
+  const receive = async (body: Readable, query: UploadQuery, length: string | undefined): Promise<MapImportJob> => {
     const { name, filename } = query;
     if (name !== undefined && name.length > MAX_PACKAGE_NAME) {
       throw new ServiceError('INVALID_PARAMETER', `name must be at most ${MAX_PACKAGE_NAME} characters`, 'name');
@@ -48,7 +50,7 @@ export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOpti
     if (Number(length) > limit) throw tooLarge(limit);
     const upload = options.maps.uploadPath();
     await receiveToFile(body, upload, limit, () => tooLarge(limit));
-    return options.maps.importFile(upload, { name, move: true, fileName: filename || 'the uploaded file' });
+    return options.startMapImport({ path: upload, name, move: true, fileName: filename || 'the uploaded file' });
   };
 
   app.post('/console/tile-key', (request, reply) => {
@@ -92,7 +94,7 @@ export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOpti
       if (!authorized(request, options.token())) return refuse(reply);
       try {
         const value = await receive(request.raw, request.query, request.headers['content-length']);
-        return reply.send({ ok: true, value } satisfies Answer<MapPackage>);
+        return reply.send({ ok: true, value } satisfies Answer<MapImportJob>);
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         const body = error.toBody();

@@ -1,8 +1,7 @@
 import { BRIDGE_GLOBAL, type Answer, type ConsoleBridge, type Input, type OpName, type Output } from '../../shared/contract';
 import type { ErrorBody } from '../../shared/errors';
 import type { CsvFlavour, ExportFormat, ImportFormat } from '../../shared/file-formats';
-import type { JobView } from '../../shared/jobs';
-import type { MapPackage } from '../../shared/maps';
+import type { JobView, MapImportJob } from '../../shared/jobs';
 import { consoleToken, tokenRefused } from './consoleToken';
 
 declare global {
@@ -89,11 +88,12 @@ export async function tileUrls(): Promise<TileUrls> {
 }
 
 /**
- * Browser mode: sends a map package file to the console, which imports it. Progress is the
- * share of the file sent; the signal cancels (nothing is kept of a cancelled upload).
+ * Browser mode: sends a map package file to the console, which answers its import job once the
+ * file is in. Progress is the share of the file sent; the signal cancels (nothing is kept of a
+ * cancelled upload).
  */
-export const uploadMapPackage = (file: File, onProgress: (sent: number) => void, signal: AbortSignal): Promise<Answer<MapPackage>> =>
-  uploadFile<MapPackage>(`/console/maps?filename=${encodeURIComponent(file.name)}`, file, onProgress, signal);
+export const uploadMapPackage = (file: File, onProgress: (sent: number) => void, signal: AbortSignal): Promise<Answer<MapImportJob>> =>
+  uploadFile<MapImportJob>(`/console/maps?filename=${encodeURIComponent(file.name)}`, file, onProgress, signal);
 
 /** Browser mode: a CSV or GeoJSON file of POIs sent to the console, which answers its import job at once. */
 export const uploadImport = (

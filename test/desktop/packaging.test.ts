@@ -1,9 +1,11 @@
 import { build } from 'esbuild';
+import { fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { getConfig, validateConfiguration } from 'app-builder-lib/out/util/config/config.js';
 import { describe, expect, it } from 'vitest';
 import { buildDesktop } from '../../main/build/desktop.js';
+import { sampleMap } from '../../main/build/sample-map.js';
 
 /**
  * What `npm run dist` packages, checked without packaging (no Electron binary here): the
@@ -76,6 +78,24 @@ async function packagesLoadedBy(entry: string): Promise<{ atStart: string[]; all
   };
   return { atStart: walk((kind) => kind === 'import-statement'), all: walk(() => true) };
 }
+
+describe('the desktop bundle and its side process', () => {
+  it('ships side-task.mjs, which reads a map package as the app asks it, without tsx', async () => {
+    await buildDesktop();
+    const entry = join(root, 'dist', 'desktop', 'side-task.mjs');
+    const child = fork(entry, [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'advanced' });
+    try {
+      const reply = await new Promise<unknown>((resolve, reject) => {
+        child.once('message', resolve);
+        child.once('exit', (code) => reject(new Error(`side-task.mjs exited with ${code}`)));
+        child.send({ name: 'describe-package', input: { file: sampleMap(), container: 'mbtiles' }, nativeBinding: undefined });
+      });
+      expect(reply).toMatchObject({ ok: true, value: { container: 'mbtiles', format: 'pbf' } });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
 
 describe('the desktop bundle and the HTTP framework', () => {
   const httpFramework = (p: string): boolean => /^(@fastify\/|(fastify|busboy)(\/|$))/.test(p);

@@ -7,6 +7,7 @@ import { consoleOptions, fixedListener } from '../../main/app/console.js';
 import { writeMbtiles, writePmtiles } from '../../main/build/map-package-writer.js';
 import { vectorLayers } from '../../main/core/maps/tile-bytes.js';
 import { ApiServer } from '../../main/http/server.js';
+import type { MapImportJob } from '../../shared/jobs.js';
 import type { MapPackage } from '../../shared/maps.js';
 import { testCore } from '../support/core.js';
 import { rasterTiles, solidPng, streetsAround, tileAt, tilesAround, vectorTiles } from '../support/map-fixtures.js';
@@ -33,6 +34,16 @@ afterAll(async () => {
 const upload = (bytes: Uint8Array, query = '', headers: Record<string, string> = bearer): Promise<Response> =>
   fetch(`${base}/console/maps${query}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...headers }, body: Buffer.from(bytes) });
 
+/** An upload's answer, the import's job, followed to its end: the package it imported. */
+async function imported(r: Response): Promise<MapPackage> {
+  expect(r.status).toBe(200);
+  const { value: job } = (await r.json()) as { value: MapImportJob };
+  expect(job).toMatchObject({ kind: 'map-import', state: 'running' });
+  const ended = await core.jobs.whenDone(job.id);
+  if (ended.kind !== 'map-import' || ended.report === null) throw new Error(`the import ended ${ended.state}: ${ended.error}`);
+  return ended.report;
+}
+
 const tileKey = async (): Promise<{ key: string; path: string }> => {
   const r = await fetch(`${base}/console/tile-key`, { method: 'POST', headers: bearer });
   return ((await r.json()) as { value: { key: string; path: string } }).value;
@@ -49,9 +60,7 @@ describe('browser mode: map packages over HTTP', () => {
     const bytes = fixture('paris.pmtiles', (f) =>
       writePmtiles(f, { format: 'pbf', name: 'Paris', tiles: vectorTiles(streetsAround(LNG, LAT), tilesAround(LNG, LAT, 14, 14)) }),
     );
-    const r = await upload(bytes, '?name=Paris%20streets');
-    expect(r.status).toBe(200);
-    const { value: pkg } = (await r.json()) as { value: MapPackage };
+    const pkg = await imported(await upload(bytes, '?name=Paris%20streets'));
     expect(pkg).toMatchObject({ name: 'Paris streets', kind: 'vector', container: 'pmtiles' });
     expect(readdirSync(join(dir, 'maps')).filter((f) => f.endsWith('.part'))).toEqual([]);
 
@@ -88,19 +97,19 @@ describe('browser mode: map packages over HTTP', () => {
     expect(readdirSync(join(dir, 'maps')).filter((f) => f.endsWith('.part'))).toEqual([]);
   });
 
-  it('refuses a broken file in the console answer shape, naming why, and keeps nothing', async () => {
+  it('refuses a broken file by its job, naming why, and keeps nothing', async () => {
     const before = readdirSync(join(dir, 'maps')).sort();
     const r = await upload(Buffer.from('PK\u0003\u0004 a zip file, not a map'));
-    expect(r.status).toBe(400);
-    const body = (await r.json()) as { ok: boolean; error: { message: string; parameter: string } };
-    expect(body).toMatchObject({ ok: false, error: { description: 'EXCEPTION_UNSUPPORTED_FORMAT', parameter: 'file' } });
-    expect(body.error.message).toMatch(/neither an MBTiles file nor a PMTiles archive/);
+    expect(r.status).toBe(200);
+    const { value: job } = (await r.json()) as { value: MapImportJob };
+    const ended = await core.jobs.whenDone(job.id);
+    expect(ended).toMatchObject({ state: 'failed', report: null, error: expect.stringMatching(/the uploaded file cannot be imported: it is neither an MBTiles file nor a PMTiles archive/) });
     expect(readdirSync(join(dir, 'maps')).sort()).toEqual(before);
   });
 
   it('serves raster tiles as images, and removes an upload cut off half-way', async () => {
     const bytes = fixture('green.mbtiles', (f) => writeMbtiles(f, { format: 'png', name: 'green', tiles: rasterTiles(tilesAround(LNG, LAT, 9, 9), [0, 255, 0]) }));
-    const pkg = ((await (await upload(bytes)).json()) as { value: MapPackage }).value;
+    const pkg = await imported(await upload(bytes));
     const { key, path } = await tileKey();
     const { x, y } = tileAt(LNG, LAT, 9);
     const tile = await fetch(`${base}${path}/${pkg.id}/9/${x}/${y}?k=${key}`);

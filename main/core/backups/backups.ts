@@ -1,18 +1,54 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { chmodSync, constants, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
+import { chmodSync, createReadStream, createWriteStream, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { basename, dirname, join } from 'node:path';
-import type { BackupInfo, BackupKind } from '../../../shared/backups.js';
+import type { BackupInfo, BackupKind, RestoreReply } from '../../../shared/backups.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { createPrivateFile, PRIVATE_FILE_MODE } from '../store/database-file.js';
-import { prepareCandidate, refused } from './check.js';
+import { liveShape, refused } from './check.js';
+import type { JobPhase, JobProgress } from '../../../shared/jobs.js';
+import { runSideTask, SideTaskFailed } from '../jobs/side-process.js';
+import type { SideTasks } from '../jobs/side-tasks.js';
 import { backupName, ensureFolder, isBackupName, listBackups } from './files.js';
 import { processAlive } from '../process-alive.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** better-sqlite3 copies at most this many pages per step: a restore is one step, so one transaction. */
-const ALL_PAGES = 0x7fffffff;
+/** How long checking a file to restore may take (`integrity_check` reads every page: minutes for gigabytes); past it the file is refused. */
+export const RESTORE_CHECK_MS = 15 * 60_000;
+
+const restoreCancelled = (cause?: unknown): Error => new Error('the restore was cancelled: nothing was changed', { cause });
+
+/** What a restore run as a job is given: its Cancel, and where it says how far it got. */
+export interface RestoreSteps {
+  signal?: AbortSignal | undefined;
+  progress?: ((update: Partial<Pick<JobProgress, 'phase' | 'bytes' | 'cancellable'>>) => void) | undefined;
+}
+
+/**
+ * The file to restore copied to a private working copy (with the WAL of a database copied while
+ * its program ran), saying how far it got, stopped by a Cancel; off the event loop.
+ */
+async function copyWork(source: string, work: string, steps: RestoreSteps): Promise<void> {
+  let bytes = 0;
+  const counted = (): Transform =>
+    new Transform({
+      transform(chunk: Buffer, _encoding, next) {
+        bytes += chunk.length;
+        steps.progress?.({ bytes });
+        next(null, chunk);
+      },
+    });
+  const copy = (from: string, to: string): Promise<void> => pipeline(createReadStream(from), counted(), createWriteStream(to, { flags: 'wx', mode: PRIVATE_FILE_MODE }), { signal: steps.signal });
+  try {
+    await copy(source, work);
+    if (existsSync(`${source}-wal`)) await copy(`${source}-wal`, `${work}-wal`);
+  } catch (error) {
+    if (steps.signal?.aborted) throw restoreCancelled(error);
+    throw refused(`cannot read ${basename(source)} (${error instanceof Error ? error.message : String(error)})`, error);
+  }
+}
 
 export interface BackupsOptions {
   db: Database;
@@ -135,10 +171,16 @@ export class Backups {
 
   /**
    * Replaces the live data with a backup's (a file in the folder, or any file the CLI names),
-   * after checking it (see prepareCandidate) and backing up the current state first. A refused
-   * file changes nothing and leaves no new backup.
+   * after checking it (see prepareCandidate) and backing up the current state first. A refused or
+   * cancelled restore changes nothing and leaves no new backup. The file is read, checked and
+   * copied in by side processes (jobs/side-process.ts): a damaged or hostile file costs them, and
+   * the copy-in, which takes as long as the data is big, never holds this process's event loop.
    */
-  restore(source: string): Promise<{ saved: BackupInfo }> {
+  restore(source: string, steps: RestoreSteps = {}): Promise<RestoreReply> {
+    const step = (phase: JobPhase): void => {
+      if (steps.signal?.aborted) throw restoreCancelled();
+      steps.progress?.({ phase });
+    };
     return this.exclusive(async () => {
       const busy = this.o.busy();
       if (busy !== undefined) throw new ServiceError('CONFLICT', `cannot restore now: ${busy}`, 'name');
@@ -146,39 +188,53 @@ export class Backups {
       ensureFolder(folder);
       const work = join(folder, `.restore-${this.o.clock.now()}-${process.pid}.sqlite`);
       this.restoring = true;
+      let saved: BackupInfo | undefined;
       try {
-        try {
-          // Off the event loop: a database of gigabytes copied with copyFileSync held every request.
-          await copyFile(source, work, constants.COPYFILE_EXCL);
-          // A database copied while its program ran may have commits still in its WAL.
-          if (existsSync(`${source}-wal`)) await copyFile(`${source}-wal`, `${work}-wal`, constants.COPYFILE_EXCL);
-        } catch (error) {
-          throw refused(`cannot read ${basename(source)} (${error instanceof Error ? error.message : String(error)})`);
-        }
+        step('reading');
+        await copyWork(source, work, steps);
         chmodSync(work, PRIVATE_FILE_MODE);
-        prepareCandidate(work, this.o.db, this.o.nativeBinding);
-        const saved = await this.copyOut('before-restore', undefined);
-        const candidate = new BetterSqlite3(work, { readonly: true, ...this.binding() });
-        // better-sqlite3 takes the live file's write lock in a first, empty step and copies in the
-        // next turn of the event loop. A write of this process in between would wait for the lock
-        // in the busy handler, blocking that very turn: 5 s of frozen service, then a failure. With
-        // no wait it is refused at once (503 STORAGE_BUSY, Retry-After: 1), as when another
-        // program holds the lock. Other processes wait as usual, and reads are never blocked.
+        step('checking');
+        await this.side('prepare-backup', { copy: work, live: liveShape(this.o.db) }, steps.signal, RESTORE_CHECK_MS);
+        step('saving');
+        saved = await this.copyOut('before-restore', undefined);
+        step('restoring');
+        // From here it runs to its end: killed half-way the copy would change nothing (one
+        // transaction), but one that had just committed would be reported cancelled.
+        steps.progress?.({ cancellable: false });
+        // The side process holds the live file's write lock for the copy. A write of this process
+        // meanwhile would wait for it in the busy handler, freezing the event loop for up to 5 s;
+        // with no wait it is refused at once (503 STORAGE_BUSY, Retry-After: 1), as when another
+        // program holds the lock. Reads are never blocked (WAL).
         const busyTimeout = Number(this.o.db.pragma('busy_timeout', { simple: true }));
         this.o.db.pragma('busy_timeout = 0');
         try {
-          await candidate.backup(file, { progress: () => ALL_PAGES });
+          await this.side('copy-into', { source: work, target: file }, undefined, undefined);
         } finally {
           this.o.db.pragma(`busy_timeout = ${busyTimeout}`);
-          candidate.close();
         }
         this.o.forget();
-        return { saved };
+        return { restored: basename(source), saved };
+      } catch (error) {
+        // The backup of the state a cancelled or refused restore did not replace is not needed.
+        if (saved !== undefined) rmSync(join(folder, saved.name), { force: true });
+        throw error;
       } finally {
         this.restoring = false;
         for (const leftover of readdirSync(folder)) if (leftover.startsWith(basename(work))) rmSync(join(folder, leftover), { force: true });
       }
     });
+  }
+
+  /** A side task on a file being restored; its refusal as the restore's, in words. */
+  private async side<N extends 'prepare-backup' | 'copy-into'>(name: N, input: Parameters<SideTasks[N]>[0], signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<void> {
+    try {
+      await runSideTask(name, input, { signal, timeoutMs, nativeBinding: this.o.nativeBinding });
+    } catch (error) {
+      if (!(error instanceof SideTaskFailed)) throw error;
+      if (error.why === 'cancelled') throw restoreCancelled(error);
+      // The task's own refusals are already in words; the rest say what stopped it.
+      throw refused(name === 'prepare-backup' && error.why === 'failed' ? `the file could not be checked: ${error.message}` : error.message.replace(/; nothing was changed$/, ''), error);
+    }
   }
 
   /**

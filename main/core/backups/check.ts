@@ -3,7 +3,7 @@ import { openDatabase } from '../store/database.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
 import { ServiceError } from '../errors.js';
 
-export const refused = (why: string): ServiceError => new ServiceError('BACKUP_REFUSED', `${why}; nothing was changed`);
+export const refused = (why: string, cause?: unknown): ServiceError => new ServiceError('BACKUP_REFUSED', `${why}; nothing was changed`, undefined, { cause });
 
 const LATEST = MIGRATIONS.length;
 
@@ -28,6 +28,14 @@ function versionOf(file: string, nativeBinding: string | undefined): number {
   }
 }
 
+/** What a candidate must match of the live database: its tables, indexes and triggers, and its page size. */
+export interface LiveShape {
+  schema: string[];
+  pageSize: number;
+}
+
+export const liveShape = (db: Database): LiveShape => ({ schema: schemaNames(db), pageSize: Number(db.pragma('page_size', { simple: true })) });
+
 /**
  * Makes a private working copy of a candidate for restore fit to be copied in: a database of this
  * application (schema 1 to this build's), sound by `PRAGMA integrity_check`, brought up to this
@@ -35,7 +43,7 @@ function versionOf(file: string, nativeBinding: string | undefined): number {
  * tables, indexes and triggers as the live database and its page size (SQLite cannot copy pages of
  * another size into a database in WAL mode). The copy is left in rollback-journal mode: one file.
  */
-export function prepareCandidate(copy: string, live: Database, nativeBinding: string | undefined): void {
+export function prepareCandidate(copy: string, live: LiveShape, nativeBinding: string | undefined): void {
   const version = versionOf(copy, nativeBinding);
   if (version === 0) throw refused('the file is not a database of this application (it has no schema version)');
   if (version > LATEST) throw refused(`the file was written by a newer version of the application (schema ${version}; this version knows up to ${LATEST})`);
@@ -49,12 +57,11 @@ export function prepareCandidate(copy: string, live: Database, nativeBinding: st
   try {
     const verdict = db.pragma('integrity_check', { simple: true });
     if (verdict !== 'ok') throw refused(`the file is damaged (integrity_check: ${String(verdict)})`);
-    const want = schemaNames(live).join('\n');
+    const want = live.schema.join('\n');
     if (schemaNames(db).join('\n') !== want) throw refused('the file is not a database of this application (its tables differ)');
     db.pragma('journal_mode = DELETE');
-    const pageSize = live.pragma('page_size', { simple: true });
-    if (db.pragma('page_size', { simple: true }) !== pageSize) {
-      db.pragma(`page_size = ${Number(pageSize)}`);
+    if (db.pragma('page_size', { simple: true }) !== live.pageSize) {
+      db.pragma(`page_size = ${live.pageSize}`);
       // VACUUM keeps the rowids of tables with an index (clients has its key's), which the R*Tree
       // and the map's cells key clients by; it would renumber a table with none.
       db.exec('VACUUM');

@@ -2,6 +2,7 @@ import { OK_BODY } from '../../../shared/errors.js';
 import type { BackupsView } from '../../../shared/backups.js';
 import type { CoreOp, Handlers } from '../console/handlers.js';
 import type { Services } from '../services.js';
+import { startRestore } from './restore-job.js';
 
 /** Backups by name from the list: the page never names a path on this computer. */
 export function backupsConsole(core: Services): Handlers<Extract<CoreOp, `backups.${string}`>> {
@@ -9,7 +10,7 @@ export function backupsConsole(core: Services): Handlers<Extract<CoreOp, `backup
   return {
     'backups.list': view,
     'backups.create': () => core.backups.create('manual'),
-    'backups.restore': async ({ name }) => ({ restored: name, ...(await core.backups.restore(core.backups.pathOf(name))) }),
+    'backups.restore': ({ name }) => startRestore(core, core.backups.pathOf(name)),
     'backups.remove': ({ name }) => {
       core.backups.remove(name);
       return OK_BODY;

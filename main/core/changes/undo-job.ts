@@ -11,7 +11,7 @@ import type { Services } from '../services.js';
 export function startUndoImport(s: Services, clientId: string, importId: string): JobView {
   s.undo.requireImport(clientId, importId);
   if (s.backups.restoring) throw new ServiceError('STORAGE_BUSY', 'a backup is being restored: undo the import once it is done');
-  const running = s.jobs.runningFor(clientId);
+  const running = s.jobs.runningFor({ clientId });
   if (running) throw new ServiceError('CONFLICT', `${describeJob(running)} is running in this client: wait for it to end, or cancel it`, 'import');
   const imported = s.jobs.find(importId);
   const label = `the undo of ${imported && imported.kind !== 'undo-import' ? imported.label : `import ${importId}`}`;

@@ -31,7 +31,7 @@ export function startImport(s: Services, clientId: string, file: ImportFile, for
     s.clients.requireId(clientId);
     // One at a time per client: two at once would each skip rows the other wrote, and a cancel of one would take them.
     if (s.backups.restoring) throw new ServiceError('STORAGE_BUSY', 'a backup is being restored: import once it is done');
-    const running = s.jobs.runningFor(clientId);
+    const running = s.jobs.runningFor({ clientId });
     if (running) throw new ServiceError('CONFLICT', `${describeJob(running)} into this client is running: wait for it to end, or cancel it`, 'clientId');
     const totalBytes = statSync(file.path).size;
     return s.jobs.start({ kind: options.dryRun ? 'check' : 'import', clientId, label: file.name, target: null, totalBytes }, async (job): Promise<JobOutcome> => {
@@ -106,17 +106,19 @@ export class ImportSpool {
   }
 }
 
-/** A job the app died in, set right (an import undone, an undo finished), and what to say of it. */
-export function recoverJob(s: Services, job: JobView): string {
-  if (job.kind === 'undo-import' && job.clientId !== null && job.target !== null) {
-    // Half an undo is half an import: it is finished.
-    try {
-      const undone = s.undo.importRunNow(job.clientId, job.target);
-      return `The app stopped while this undo ran; it was finished at the next start: ${undone.undone} more changes reversed.`;
-    } catch (error) {
-      return `The app stopped while this undo ran, and it could not be finished: ${error instanceof Error ? error.message : String(error)}. Undo the import again.`;
-    }
+/** An undo the app died in, finished (half an undo is half an import); what to say of it. */
+export function recoverUndo(s: Services, job: JobView): string {
+  if (job.clientId === null || job.target === null) return 'The app stopped while this undo ran.';
+  try {
+    const undone = s.undo.importRunNow(job.clientId, job.target);
+    return `The app stopped while this undo ran; it was finished at the next start: ${undone.undone} more changes reversed.`;
+  } catch (error) {
+    return `The app stopped while this undo ran, and it could not be finished: ${error instanceof Error ? error.message : String(error)}. Undo the import again.`;
   }
+}
+
+/** An import the app died in, undone (an import is all or nothing); what to say of it. */
+export function recoverImport(s: Services, job: JobView): string {
   const stopped = 'The app stopped while this import ran';
   if (job.kind === 'check' || job.clientId === null) return `${stopped}; a check writes nothing.`;
   try {

@@ -77,7 +77,8 @@ const viewOf = (row: JobRow): JobView => ({
   label: row.label,
   target: row.target,
   state: row.state,
-  progress: JSON.parse(row.progress) as JobProgress,
+  // Jobs kept from before steps and Cancel's end have neither: they had no steps, and could be cancelled.
+  progress: { phase: null, cancellable: true, ...(JSON.parse(row.progress) as Partial<JobProgress>) } as JobProgress,
   startedAt: row.started_at,
   endedAt: row.ended_at,
   report: row.report === null ? null : (JSON.parse(row.report) as ImportReport & UndoReply),
@@ -145,13 +146,16 @@ export class Jobs {
     return recovered;
   }
 
-  /** A job running here, of this client or of any: one import at a time per client, and no restore under a running job. */
-  runningFor(clientId?: string): JobView | undefined {
-    for (const { view } of this.running.values()) if (clientId === undefined || view.clientId === clientId) return { ...view };
+  /** A job running here, of this client or of any, of these kinds or of any: one import at a time per client, and no restore under a running import. */
+  runningFor(which: { clientId?: string; kinds?: readonly JobKind[] } = {}): JobView | undefined {
+    for (const { view } of this.running.values()) {
+      if ((which.clientId === undefined || view.clientId === which.clientId) && (which.kinds === undefined || which.kinds.includes(view.kind))) return { ...view };
+    }
     return undefined;
   }
 
-  start(spec: JobSpec, work: (job: JobContext) => Promise<JobOutcome>): JobView {
+  /** Starts the work as a job of the spec's kind, answered at once (a view of that kind, its report null). */
+  start<K extends JobKind>(spec: JobSpec & { kind: K }, work: (job: JobContext) => Promise<JobOutcome>): Extract<JobView, { kind: K }> {
     const id = newUuid(this.clock.now());
     const controller = new AbortController();
     const view = {
@@ -161,7 +165,7 @@ export class Jobs {
       label: spec.label,
       target: spec.target,
       state: 'running',
-      progress: { rows: 0, bytes: 0, totalBytes: spec.totalBytes, cancelling: false, undoing: null },
+      progress: { rows: 0, bytes: 0, totalBytes: spec.totalBytes, cancelling: false, undoing: null, phase: null, cancellable: true },
       startedAt: this.clock.now(),
       endedAt: null,
       report: null,
@@ -193,7 +197,8 @@ export class Jobs {
     })();
     this.running.set(id, { view, controller, done });
     this.startBeating();
-    return { ...view, progress: { ...view.progress } };
+    // Built above from the spec's kind, with no report yet: a view of that kind.
+    return { ...view, progress: { ...view.progress } } as Extract<JobView, { kind: K }>;
   }
 
   /** A job by id, or undefined (an import made before jobs, or one older than the last KEPT_JOBS). */
@@ -216,10 +221,13 @@ export class Jobs {
     return rows.map((row) => shortened(this.running.has(row.id) ? this.get(row.id) : this.asStored(row)));
   }
 
-  /** Asks the job to stop; it ends cancelled once its work has undone what it wrote. A job already ended is left as it is. */
+  /**
+   * Asks the job to stop; it ends cancelled once its work has undone what it wrote. A job already
+   * ended, or past the step where it can stop (`cancellable`), is left as it is.
+   */
   cancel(id: string): JobView {
     const live = this.running.get(id);
-    if (live) {
+    if (live?.view.progress.cancellable) {
       live.view.progress.cancelling = true;
       live.controller.abort();
     }
@@ -240,7 +248,11 @@ export class Jobs {
     for (let attempt = 1; ; attempt++) {
       try {
         this.writes.now(SYSTEM, () => {
-          this.finish.run({ id: view.id, state: view.state, ended_at: view.endedAt!, progress: JSON.stringify(view.progress), report: view.report === null ? null : JSON.stringify(view.report), error: view.error });
+          const ended = { id: view.id, state: view.state, ended_at: view.endedAt!, progress: JSON.stringify(view.progress), report: view.report === null ? null : JSON.stringify(view.report), error: view.error };
+          // A restore replaced the jobs table with the backup's, its own row with it: written again.
+          if (this.finish.run(ended).changes === 0) {
+            this.insert.run({ ...ended, kind: view.kind, client_id: view.clientId, label: view.label, target: view.target, pid: process.pid, instance: INSTANCE, seen_at: ended.ended_at, started_at: view.startedAt });
+          }
           this.prune.run(KEPT_JOBS);
         });
         return;

@@ -1,4 +1,7 @@
-import { copyFile, open } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { MAX_PACKAGE_NAME, TILE_CONTENT_TYPES, type MapContainer, type MapPackage } from '../../../shared/maps.js';
@@ -6,9 +9,10 @@ import { ServiceError } from '../errors.js';
 import { creditFromHtml } from '../settings/html-credit.js';
 import { newUuid } from '../store/new-uuid.js';
 import { PRIVATE_FILE_MODE } from '../store/database-file.js';
-import { BadPackage, type TileArchive } from './archive.js';
-import { MbtilesArchive } from './mbtiles.js';
-import { PmtilesArchive } from './pmtiles.js';
+import type { JobPhase, JobProgress } from '../../../shared/jobs.js';
+import { runSideTask, SideTaskFailed } from '../jobs/side-process.js';
+import { BadPackage, type ArchiveInfo, type TileArchive } from './archive.js';
+import { describePackage, openArchive } from './describe.js';
 
 export interface MapTile {
   bytes: Uint8Array;
@@ -22,7 +26,22 @@ export interface ImportOptions {
   move?: boolean;
   /** The file's name as the person knows it, when `source` is not it (an upload's temporary file). */
   fileName?: string | undefined;
+  /** Stops the import, keeping nothing of it (a job's Cancel). */
+  signal?: AbortSignal | undefined;
+  /** Where the import says how far it got: its step, and bytes copied. */
+  progress?: ((update: Partial<Pick<JobProgress, 'phase' | 'bytes'>>) => void) | undefined;
+  /** A file this application made (the sample city): read here, without a side process. */
+  trusted?: boolean;
 }
+
+/**
+ * How long reading a package being imported may take (its metadata, its zooms, a few tiles: well
+ * under a second for a sound file of gigabytes); past it the reader is killed and the file refused.
+ */
+export const MAX_PACKAGE_READ_MS = 30_000;
+
+/** A Cancel, as the import sees it (the job that asked for it ends cancelled). */
+const cancelled = (): Error => new Error('the import was cancelled: nothing of it was kept');
 
 /** How old a leftover of an interrupted import must be before it is deleted. */
 const STALE_MS = 60 * 60 * 1000;
@@ -60,6 +79,19 @@ async function syncFile(file: string): Promise<void> {
   }
 }
 
+/** A copy that says how far it got and stops at a Cancel (a package can be gigabytes). */
+async function copyCounted(source: string, target: string, options: ImportOptions): Promise<void> {
+  let bytes = 0;
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, next) {
+      bytes += chunk.length;
+      options.progress?.({ bytes });
+      next(null, chunk);
+    },
+  });
+  await pipeline(createReadStream(source), counted, createWriteStream(target, { mode: PRIVATE_FILE_MODE, flags: 'wx' }), { signal: options.signal });
+}
+
 /** Writes a small file so that a crash leaves the old one or the new one, never half of it. */
 function writeDurably(file: string, text: string): void {
   const part = `${file}.part`;
@@ -87,6 +119,8 @@ export class MapPackages {
     private readonly dir: string | undefined,
     private readonly now: () => number,
     private readonly nativeBinding?: string,
+    /** MAX_PACKAGE_READ_MS; tests lower it. */
+    private readonly readLimitMs = MAX_PACKAGE_READ_MS,
   ) {
     if (dir !== undefined && existsSync(dir)) this.sweep(dir);
   }
@@ -98,7 +132,7 @@ export class MapPackages {
   async importSampleOnFirstStart(sample: string | undefined): Promise<MapPackage | undefined> {
     if (this.dir === undefined || existsSync(this.dir) || sample === undefined || !existsSync(sample)) return undefined;
     this.folder();
-    return this.importFile(sample);
+    return this.importFile(sample, { trusted: true });
   }
 
   /** Where an upload is written before it is imported (same file system, so it is moved, not copied). */
@@ -123,15 +157,25 @@ export class MapPackages {
     return found.sort((a, b) => a.importedAt.localeCompare(b.importedAt) || a.id.localeCompare(b.id));
   }
 
+  /**
+   * A package file into the maps folder: read and checked first (in a side process, with a time
+   * limit: the file is a stranger's), then copied (or moved) and made durable; its description is
+   * written last. Cancelled or refused, nothing of it is kept.
+   */
   async importFile(source: string, options: ImportOptions = {}): Promise<MapPackage> {
     const dir = this.folder();
     if (!existsSync(source) || !statSync(source).isFile()) throw new ServiceError('NOT_FOUND', `no file at ${source}`, 'file');
     const id = newUuid(this.now());
     const known = basename(options.fileName ?? source);
+    const step = (phase: JobPhase): void => {
+      if (options.signal?.aborted) throw cancelled();
+      options.progress?.({ phase });
+    };
     let placed: string | undefined;
     try {
+      step('reading');
       const container = containerOf(source);
-      const info = await this.described(source, container);
+      const info = await this.described(source, container, options);
       const credit = creditFromHtml(info.attribution);
       const pkg: MapPackage = {
         id,
@@ -150,18 +194,20 @@ export class MapPackages {
         bytes: statSync(source).size,
         importedAt: new Date(this.now()).toISOString(),
       };
+      step('copying');
       placed = fileOf(dir, pkg);
-      // The copy runs off the event loop: copyFileSync of a 2 GB package held every request for its length.
       if (options.move) renameSync(source, placed);
-      else await copyFile(source, placed);
+      else await copyCounted(source, placed, options);
       // Private, as the data folder's other files: a copy takes its source's mode (0644 from the CLI).
       chmodSync(placed, PRIVATE_FILE_MODE);
       await syncFile(placed);
+      if (options.signal?.aborted) throw cancelled();
       writeDurably(sidecarOf(dir, id), JSON.stringify(pkg));
       return pkg;
     } catch (error) {
       if (placed !== undefined) rmSync(placed, { force: true });
       if (options.move) rmSync(source, { force: true });
+      if (options.signal?.aborted) throw cancelled();
       if (error instanceof BadPackage) throw new ServiceError('UNSUPPORTED_FORMAT', `${known} cannot be imported: ${error.message}`, 'file');
       throw error;
     }
@@ -224,25 +270,17 @@ export class MapPackages {
   }
 
   private archive(file: string, container: MapContainer): TileArchive {
-    return container === 'mbtiles' ? new MbtilesArchive(file, this.nativeBinding) : new PmtilesArchive(file);
+    return openArchive(file, container, this.nativeBinding);
   }
 
-  /** Reads what the file says about itself and one tile, so that a file that cannot be drawn is refused now. */
-  private async described(file: string, container: MapContainer) {
-    let archive: TileArchive | undefined;
+  /** What the file says about itself (describe.ts): a stranger's file is read in a side process, killed when late. */
+  private async described(file: string, container: MapContainer, options: ImportOptions): Promise<ArchiveInfo> {
+    if (options.trusted) return describePackage(file, container, this.nativeBinding);
     try {
-      archive = this.archive(file, container);
-      const info = await archive.info();
-      const [lng, lat] = info.center;
-      if (!(info.minZoom <= info.maxZoom && info.maxZoom <= 30 && Number.isFinite(lng) && Number.isFinite(lat))) {
-        throw new BadPackage(`its zoom levels (${info.minZoom}-${info.maxZoom}) or centre make no sense`);
-      }
-      return info;
+      return await runSideTask('describe-package', { file, container }, { timeoutMs: this.readLimitMs, signal: options.signal, nativeBinding: this.nativeBinding });
     } catch (error) {
-      if (error instanceof BadPackage || error instanceof ServiceError) throw error;
-      throw new BadPackage(`it cannot be read (${(error as Error).message})`);
-    } finally {
-      archive?.close();
+      if (!(error instanceof SideTaskFailed) || error.why === 'cancelled') throw error;
+      throw new BadPackage(error.why === 'refused' ? error.message : `it could not be read: ${error.message}`);
     }
   }
 

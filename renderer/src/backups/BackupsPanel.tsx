@@ -3,8 +3,9 @@ import { useId, useState, type FormEvent } from 'react';
 import type { BackupInfo, BackupKind } from '../../../shared/backups';
 import { Field, FormError } from '../ui/Field';
 import { readableDate } from '../ui/format';
-import { useConfigureBackups, useCreateBackup, useRemoveBackup, useRestoreBackup } from './mutations';
+import { useConfigureBackups, useCreateBackup, useRemoveBackup, useRestore } from './mutations';
 import { useBackups } from './queries';
+import { RestoreProgress } from './RestoreProgress';
 
 const KIND: Record<BackupKind, string> = { manual: 'taken by hand', daily: 'daily', 'before-restore': 'before a restore' };
 
@@ -15,7 +16,7 @@ export function BackupsPanel() {
   const titleId = useId();
   const backups = useBackups();
   const create = useCreateBackup();
-  const restore = useRestoreBackup();
+  const restore = useRestore();
   return (
     <section className="panel admin-panel" aria-labelledby={titleId}>
       <h2 id={titleId}>Backups</h2>
@@ -24,16 +25,16 @@ export function BackupsPanel() {
         Restoring one first backs up the data it replaces.
       </p>
       <div className="actions">
-        <button type="button" disabled={create.isPending || restore.isPending} onClick={() => create.mutate({})}>
+        <button type="button" disabled={create.isPending || restore.running} onClick={() => create.mutate({})}>
           {create.isPending ? 'Backing up…' : 'Back up now'}
         </button>
       </div>
       <FormError error={create.errors.form} />
       <p role="status" className="done">
         {create.isSuccess ? `Backup taken: ${readableDate(create.data.takenAt)}, ${size(create.data.bytes)}` : ''}
-        {restore.isSuccess ? `Restored the backup of ${readableDate(restoredAt(restore.data.restored))}. The data it replaced is kept as a backup too.` : ''}
       </p>
-      <FormError error={restore.errors.form} />
+      <FormError error={restore.refused} />
+      <RestoreProgress job={restore.job} onCancel={restore.cancel} />
       {backups.isPending && <p>Loading backups…</p>}
       {backups.isError && <FormError error={`Could not list the backups: ${backups.error.message}`} />}
       {backups.data &&
@@ -42,7 +43,7 @@ export function BackupsPanel() {
         ) : (
           <ul className="items compact" aria-label="Backups">
             {backups.data.backups.map((b) => (
-              <BackupItem key={b.name} backup={b} busy={restore.isPending || create.isPending} onRestore={() => restore.mutate({ name: b.name })} />
+              <BackupItem key={b.name} backup={b} busy={restore.running || create.isPending} onRestore={() => restore.start(b.name)} />
             ))}
           </ul>
         ))}
@@ -50,12 +51,6 @@ export function BackupsPanel() {
     </section>
   );
 }
-
-/** The time in a backup's name, for the message after a restore. */
-const restoredAt = (name: string): string => {
-  const m = /(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z/.exec(name);
-  return m ? `${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z` : name;
-};
 
 function BackupItem({ backup, busy, onRestore }: { backup: BackupInfo; busy: boolean; onRestore: () => void }) {
   const remove = useRemoveBackup();

@@ -5,6 +5,7 @@ export const jobKeys = {
   all: ['jobs'] as const,
   one: (id: string) => ['jobs', 'one', id] as const,
   ofClient: (clientId: string) => ['jobs', 'client', clientId] as const,
+  recent: ['jobs', 'recent'] as const,
 };
 
 /** How often a running job's progress is asked for. */
@@ -23,3 +24,6 @@ export const useJob = (id: string | undefined) =>
 
 /** A client's recent jobs (imports and checks), newest first, with their reports. */
 export const useClientJobs = (clientId: string) => useQuery({ queryKey: jobKeys.ofClient(clientId), queryFn: () => call('jobs.list', { clientId }) });
+
+/** The newest jobs of every kind (a restore, a map package's import), newest first. */
+export const useRecentJobs = () => useQuery({ queryKey: jobKeys.recent, queryFn: () => call('jobs.list', {}) });

@@ -16,7 +16,7 @@ import { PlaceLabels } from './PlaceLabels';
 import { CoverageNotice, COVERAGE_FROM_ZOOM } from './packages/CoverageNotice';
 import { useLayerChoice, showPackage } from './packages/layerChoice';
 import { MapLayersPanel } from './packages/MapLayersPanel';
-import { useUploadPackage } from './packages/mutations';
+import { useImportPackage } from './packages/mutations';
 import { covers, PACKAGE_PANE, PackageLayers } from './packages/PackageLayers';
 import { useMapPackages, useStartView, useTileUrls } from './packages/queries';
 import type { MapPackage } from '../../../shared/maps';
@@ -176,7 +176,7 @@ export function PoiMap(props: Props) {
     showPackage(pkg.id, true);
     setGoTo({ to: pkg, at: Date.now() });
   };
-  const upload = useUploadPackage(onImported);
+  const upload = useImportPackage(onImported);
   const [dropping, setDropping] = useState(false);
   const offline = !choice.online || tilesFailing;
   const points = useMapView(props.clientId, query);
@@ -243,7 +243,6 @@ export function PoiMap(props: Props) {
         onOpen={setLayersOpen}
         onlineName={settings.data ? hostOf(settings.data.tileUrl) : 'tile server'}
         upload={upload}
-        onImported={onImported}
         onGoTo={(pkg) => setGoTo({ to: pkg, at: Date.now() })}
       />
       {dropping && <div className="map-drop" aria-hidden="true">Drop the map package to import it</div>}

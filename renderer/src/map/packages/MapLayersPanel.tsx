@@ -3,7 +3,7 @@ import type { MapPackage } from '../../../../shared/maps';
 import { inBrowserMode } from '../../transport';
 import { FileInput } from '../../ui/FileInput';
 import { changeLayers, showPackage, useLayerChoice } from './layerChoice';
-import { useImportDialog, useRemovePackage, type Upload } from './mutations';
+import { useRemovePackage, type Upload } from './mutations';
 import { useMapPackages } from './queries';
 
 const size = (bytes: number): string =>
@@ -14,8 +14,7 @@ interface Props {
   onOpen: (open: boolean) => void;
   /** The online tile server's host, for its line. */
   onlineName: string;
-  upload: { upload: Upload | undefined; error: string | undefined; start: (file: File) => void; cancel: () => void; dismiss: () => void };
-  onImported: (pkg: MapPackage) => void;
+  upload: { upload: Upload | undefined; error: string | undefined; start: (file: File) => void; pick: () => void; picking: boolean; cancel: () => void; dismiss: () => void };
   onGoTo: (pkg: MapPackage) => void;
 }
 
@@ -29,21 +28,15 @@ export function MapLayersPanel(props: Props) {
   const choice = useLayerChoice();
   const packages = useMapPackages();
   const remover = useRemovePackage();
-  const dialog = useImportDialog();
   const fileInput = useRef<HTMLInputElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
   const [removing, setRemoving] = useState<string | undefined>();
   const { upload, error, start, cancel, dismiss } = props.upload;
-  const importError = error ?? dialog.errors.form ?? (removing ? remover.errors.form : undefined);
+  const importError = error ?? (removing ? remover.errors.form : undefined);
 
   const pick = (): void => {
     if (inBrowserMode) fileInput.current?.click();
-    else
-      dialog.mutate({}, {
-        onSuccess: (pkg) => {
-          if (pkg) props.onImported(pkg);
-        },
-      });
+    else props.upload.pick();
   };
 
   return (
@@ -104,7 +97,7 @@ export function MapLayersPanel(props: Props) {
           </label>
         </fieldset>
         <div className="map-layers-import">
-          <button type="button" onClick={pick} disabled={upload !== undefined || dialog.isPending}>
+          <button type="button" onClick={pick} disabled={upload !== undefined || props.upload.picking}>
             Import a map package…
           </button>
           <FileInput ref={fileInput} accept=".mbtiles,.pmtiles" label="Map package file (.mbtiles or .pmtiles)" onFile={(file) => void start(file)} />
@@ -112,8 +105,9 @@ export function MapLayersPanel(props: Props) {
           {upload && (
             <div className="map-layers-progress">
               <label>
-                Importing {upload.file}
-                <progress max={1} value={upload.progress} />
+                Importing {upload.file}: {upload.step}
+                {/* No value: the bar says work goes on where its share cannot be told. */}
+                {upload.progress === null ? <progress max={1} /> : <progress max={1} value={upload.progress} />}
               </label>
               <button type="button" onClick={cancel}>
                 Cancel
@@ -123,7 +117,7 @@ export function MapLayersPanel(props: Props) {
           {importError && (
             <div className="map-layers-error" role="alert">
               <p>{importError}</p>
-              <button type="button" onClick={() => { dismiss(); dialog.reset(); remover.reset(); setRemoving(undefined); }}>
+              <button type="button" onClick={() => { dismiss(); remover.reset(); setRemoving(undefined); }}>
                 Dismiss
               </button>
             </div>

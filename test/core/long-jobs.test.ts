@@ -1,0 +1,181 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeMbtiles } from '../../main/build/map-package-writer.js';
+import { startRestore } from '../../main/core/backups/restore-job.js';
+import { MapPackages } from '../../main/core/maps/packages.js';
+import type { JobPhase, JobView } from '../../shared/jobs.js';
+import { openCore, type OpenCore } from '../support/core.js';
+import { rasterTiles, tilesAround } from '../support/map-fixtures.js';
+import { tableDump } from '../support/table-dump.js';
+
+/**
+ * A map package's import and a restore as jobs (main/core/maps/map-import-job.ts,
+ * main/core/backups/restore-job.ts), on real files and real side processes: each answers at
+ * once, goes through its steps, stops at a Cancel in any step before its last leaving nothing
+ * behind, and never holds the event loop while a side process reads or copies.
+ */
+const dirs: string[] = [];
+const cores: OpenCore[] = [];
+afterEach(() => {
+  for (const core of cores.splice(0)) core.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function fileCore(): { core: OpenCore; dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'poi-long-jobs-'));
+  dirs.push(dir);
+  const file = join(dir, 'poi.sqlite');
+  const core = openCore({ file });
+  cores.push(core);
+  return { core, dir, file };
+}
+
+/** A raster MBTiles beside the data, padded with a table of `paddingMB` so that copying it takes a while. */
+function mbtiles(dir: string, name: string, paddingMB = 0): string {
+  const file = join(dir, name);
+  writeMbtiles(file, { format: 'png', name, tiles: rasterTiles(tilesAround(2.35, 48.85, 8, 8), [0, 0, 255]) });
+  if (paddingMB > 0) {
+    const db = new BetterSqlite3(file);
+    db.exec(`CREATE TABLE padding (data BLOB); INSERT INTO padding VALUES (zeroblob(${paddingMB * 1024 * 1024}))`);
+    db.close();
+  }
+  return file;
+}
+
+/** Waits, a few ms at a time, until the running job is at `phase` (or has ended). */
+async function atPhase(core: OpenCore, id: string, phase: JobPhase): Promise<JobView> {
+  for (;;) {
+    const job = core.jobs.get(id);
+    if (job.state !== 'running' || job.progress.phase === phase) return job;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+/** The phases a job goes through, as its progress shows them every few ms. */
+async function phasesOf(core: OpenCore, id: string): Promise<(JobPhase | null)[]> {
+  const seen: (JobPhase | null)[] = [];
+  for (;;) {
+    const job = core.jobs.get(id);
+    if (seen.at(-1) !== job.progress.phase) seen.push(job.progress.phase);
+    if (job.state !== 'running') return seen;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+const mapsFolder = (dir: string): string[] => readdirSync(join(dir, 'maps')).sort();
+
+describe('a map package imported as a job', () => {
+  it('answers at once, reads then copies, and ends with the package listed', async () => {
+    const { core, dir } = fileCore();
+    const source = mbtiles(dir, 'blue.mbtiles', 40);
+    const job = core.startMapImport({ path: source, name: 'Blue' });
+    expect(job).toMatchObject({ kind: 'map-import', state: 'running', label: 'blue.mbtiles', clientId: null });
+    expect(await phasesOf(core, job.id)).toEqual(expect.arrayContaining(['reading', 'copying']));
+    const ended = await core.jobs.whenDone(job.id);
+    expect(ended).toMatchObject({ state: 'done', error: null, report: { name: 'Blue', container: 'mbtiles', format: 'png' } });
+    expect(ended.progress.bytes).toBe(ended.progress.totalBytes);
+    expect(core.maps.list().map((p) => p.name)).toEqual(['Blue']);
+    // Kept with its report.
+    expect(core.jobs.list()[0]).toMatchObject({ id: job.id, state: 'done' });
+  });
+
+  for (const phase of ['reading', 'copying'] as const) {
+    it(`cancelled while ${phase}, keeps nothing: no package, no file, no description`, async () => {
+      const { core, dir } = fileCore();
+      const source = mbtiles(dir, 'blue.mbtiles', 200);
+      core.startMapImport({ path: mbtiles(dir, 'first.mbtiles'), name: 'First' });
+      await core.jobs.whenDone(core.jobs.list()[0]!.id);
+      const before = mapsFolder(dir);
+      const job = core.startMapImport({ path: source });
+      expect((await atPhase(core, job.id, phase)).progress.phase).toBe(phase);
+      core.jobs.cancel(job.id);
+      const ended = await core.jobs.whenDone(job.id);
+      expect(ended).toMatchObject({ state: 'cancelled', report: null });
+      expect(core.maps.list().map((p) => p.name)).toEqual(['First']);
+      expect(mapsFolder(dir)).toEqual(before);
+    });
+  }
+
+  it('refuses a file whose reading runs past the time limit, the reader killed, keeping nothing', async () => {
+    const { dir } = fileCore();
+    // A limit no side process can meet (starting one takes longer): the path of a file built to keep its reader busy.
+    const packages = new MapPackages(join(dir, 'maps'), () => Date.now(), undefined, 5);
+    await expect(packages.importFile(mbtiles(dir, 'slow.mbtiles'))).rejects.toMatchObject({
+      code: 'UNSUPPORTED_FORMAT',
+      message: expect.stringMatching(/slow\.mbtiles cannot be imported: reading it took longer than 0 s/),
+    });
+    expect(packages.list()).toEqual([]);
+    expect(mapsFolder(dir)).toEqual([]);
+  });
+});
+
+/** A live database with a backup of `paddingMB` more data than now, so that its copy takes a while. */
+async function withBackup(paddingMB: number) {
+  const made = fileCore();
+  const { core } = made;
+  core.db.prepare("INSERT INTO sync_state (key, value) VALUES ('test-padding', ?)").run('x'.repeat(paddingMB * 1024 * 1024));
+  const backup = await core.backups.create('manual');
+  core.db.prepare("DELETE FROM sync_state WHERE key = 'test-padding'").run();
+  return { ...made, backup };
+}
+
+/** Enough data that copying it in takes far longer than a turn of the event loop. */
+const PADDING_MB = 150;
+
+const withoutJobs = (dump: Record<string, string[]>): Record<string, string[]> => Object.fromEntries(Object.entries(dump).filter(([table]) => table !== 'jobs'));
+
+describe('a restore as a job', () => {
+  for (const phase of ['reading', 'checking', 'saving'] as const) {
+    it(`cancelled while ${phase}, changes nothing and leaves no backup of its own nor working copy`, async () => {
+      const { core, dir, file, backup } = await withBackup(60);
+      const data = withoutJobs(tableDump(file));
+      const folder = readdirSync(join(dir, 'backups')).sort();
+      const job = startRestore(core, core.backups.pathOf(backup.name));
+      expect((await atPhase(core, job.id, phase)).progress.phase).toBe(phase);
+      core.jobs.cancel(job.id);
+      const ended = await core.jobs.whenDone(job.id);
+      expect(ended).toMatchObject({ state: 'cancelled', report: null });
+      expect(withoutJobs(tableDump(file))).toEqual(data);
+      expect(readdirSync(join(dir, 'backups')).sort()).toEqual(folder);
+      // Free for the next one.
+      expect(core.backups.restoring).toBe(false);
+    });
+  }
+
+  it('is not stopped in its last step (a Cancel then is ignored), and the event loop turns while it copies', async () => {
+    const { core, file, backup } = await withBackup(PADDING_MB);
+    const job = startRestore(core, core.backups.pathOf(backup.name));
+    // The longest the event loop was held while the data was being replaced.
+    let longest = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 1);
+    try {
+      await atPhase(core, job.id, 'restoring');
+      longest = 0;
+      const asked = core.jobs.cancel(job.id);
+      expect(asked.progress).toMatchObject({ cancellable: false, cancelling: false });
+      const ended = await core.jobs.whenDone(job.id);
+      expect(ended).toMatchObject({ state: 'done', error: null });
+    } finally {
+      clearInterval(timer);
+    }
+    expect(new BetterSqlite3(file, { readonly: true }).prepare("SELECT length(value) FROM sync_state WHERE key = 'test-padding'").pluck().get()).toBe(PADDING_MB * 1024 * 1024);
+    console.log(`restore of ${PADDING_MB} MB: event loop held at most ${longest.toFixed(0)} ms`);
+    // Copied in by the side process: 8 ms here. Copied in this process (one SQLite step), 148 ms.
+    expect(longest).toBeLessThan(75);
+  });
+
+  it('a second restore while one runs is refused at once, saying which runs', async () => {
+    const { core, backup } = await withBackup(20);
+    const first = startRestore(core, core.backups.pathOf(backup.name));
+    expect(() => startRestore(core, core.backups.pathOf(backup.name))).toThrow(expect.objectContaining({ code: 'CONFLICT', message: expect.stringMatching(/the restore of poi-manual-.*\.sqlite is running/) }));
+    expect(await core.jobs.whenDone(first.id)).toMatchObject({ state: 'done' });
+  });
+});
