@@ -40,7 +40,7 @@ export async function mountImportRoutes(app: FastifyInstance, options: ImportRou
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { bodyLimit: limit }, (_request, payload, done) => done(null, payload));
-    scope.post('/console/imports', { bodyLimit: limit }, async (request, reply) => {
+    scope.post('/console/imports', { bodyLimit: limit, config: { upload: true } }, async (request, reply) => {
       if (!authorized(request, options.token())) return refuse(reply);
       try {
         const q = validate<z.output<typeof query>>(query, request.query);

@@ -90,7 +90,7 @@ export async function mountMapRoutes(app: FastifyInstance, options: MapRouteOpti
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { bodyLimit: limit }, (_request, payload, done) => done(null, payload));
-    scope.post<{ Querystring: UploadQuery }>('/console/maps', { bodyLimit: limit }, async (request, reply) => {
+    scope.post<{ Querystring: UploadQuery }>('/console/maps', { bodyLimit: limit, config: { upload: true } }, async (request, reply) => {
       if (!authorized(request, options.token())) return refuse(reply);
       try {
         const value = await receive(request.raw, request.query, request.headers['content-length']);

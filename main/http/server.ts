@@ -1,13 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type onRequestHookHandler } from 'fastify';
 import { errorBody, type ErrorBody } from '../../shared/errors.js';
 import { ServiceError, storageError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ParsedBody } from './body-parsers.js';
 import { jsonEntries, registerBodyParsers } from './body-parsers.js';
-import { defaultConnectionLimits, guardConnections, type ConnectionLimits } from './connection-guard.js';
+import { closingAnswer, defaultConnectionLimits, guardConnections, LATE, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
 import { WireParams, parseUrlEncoded, type Entries } from './params.js';
 import type { ReplyHeader } from '../core/api/handlers.js';
 import { mountConsole, type ConsoleOptions } from './console-routes.js';
@@ -93,8 +93,8 @@ function toErrorBody(error: unknown): { body: ErrorBody; retryAfter?: number; in
 export class ApiServer extends EventEmitter<ApiServerEvents> {
   private app: FastifyInstance | undefined;
   private readonly runner: ApiRunner;
-  /** Closes the connections that never sent a byte (connection-guard.ts). */
-  private closeSilent = (): void => undefined;
+  /** The listener's connection limits (connection-guard.ts), set up with its server. */
+  private guard: ConnectionGuard | undefined;
 
   constructor(
     core: Core,
@@ -141,7 +141,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
           });
           handler(request, response);
         });
-        this.closeSilent = guardConnections(server, { ...defaultConnectionLimits(), ...this.options.connections });
+        this.guard = guardConnections(server, { ...defaultConnectionLimits(), ...this.options.connections });
         server.on('connect', (_req, socket: Duplex) => {
           const body = JSON.stringify(errorBody('METHOD_NOT_ALLOWED', 'CONNECT is not allowed'));
           socket.end(
@@ -156,18 +156,12 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       frameworkErrors: (_error, _request, reply) =>
         sendError(reply, errorBody('MALFORMED_REQUEST', 'the path has a malformed percent-encoding')),
       // Requests Node cannot even parse as HTTP are answered in the same shape, then closed.
-      // Headers or a body that did not arrive in time (connection-guard.ts) come here too.
+      // Headers that did not arrive in time (Node's check) come here too; a body that did not is
+      // answered by connection-guard.ts itself.
       clientErrorHandler: (error, socket) => {
         if (!socket.writable) return;
         const late = (error as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
-        const body = JSON.stringify(
-          late
-            ? errorBody('REQUEST_TIMEOUT', 'the request did not arrive in time')
-            : errorBody('MALFORMED_REQUEST', 'the request is not valid HTTP'),
-        );
-        socket.end(
-          `HTTP/1.1 ${late ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
+        socket.end(late ? LATE : closingAnswer(errorBody('MALFORMED_REQUEST', 'the request is not valid HTTP')));
       },
     });
     registerBodyParsers(app, limit);
@@ -200,6 +194,16 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     app.addHook('onResponse', (request, reply, done) => {
       this.log(request.method, request.url, reply.statusCode, reply.elapsedTime);
       done();
+    });
+    // An upload route (config.upload) is bound by its body's progress, not the whole deadline
+    // (connection-guard.ts): read once per route as it is added, so other requests pay nothing.
+    app.addHook('onRoute', (route) => {
+      if (route.config?.upload !== true) return;
+      const byProgress: onRequestHookHandler = (request, _reply, done) => {
+        this.guard?.byProgress(request.raw);
+        done();
+      };
+      route.onRequest = [byProgress, ...[route.onRequest ?? []].flat()];
     });
     if (this.options.console) await mountConsole(app, this.options.console);
     if (this.options.api === false) return app;
@@ -308,7 +312,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (!app) return;
     this.app = undefined;
     const closing = app.close();
-    this.closeSilent();
+    this.guard?.closeSilent();
     await closing;
     this.emit('closed');
   }

@@ -3,6 +3,16 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ServiceError } from '../core/errors.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route takes a file as its body (receiveToFile): the listener holds it to its progress,
+     * not to the whole-request deadline (connection-guard.ts), so a large file can take minutes.
+     */
+    upload?: boolean;
+  }
+}
+
 /**
  * A request's body written to a file of its own as it arrives (never held in memory), counted
  * against `limit` on the way: what map packages and imports are uploaded through. An upload that
