@@ -7,7 +7,7 @@ import { CHANGE_ACTORS } from './api/replies.js';
 import type { ConflictView } from './sync-view.js';
 import { tileImageSource } from './tiles.js';
 import { exportChoice } from './file-formats.js';
-import type { JobView, MapImportJob, RestoreJob } from './jobs.js';
+import type { ExportJob, JobView, MapImportJob, RestoreJob } from './jobs.js';
 import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
 
@@ -161,7 +161,9 @@ export const operations = {
   'changes.undo': z.object({ ...forClient, seq: z.number().int().positive() }),
   /** Reverses every change of one import, all or none. */
   'imports.undo': z.object({ ...forClient, importId: z.string().min(1, 'must not be empty').max(100) }),
-  /** Desktop app only: export the client's POIs to a file chosen in the system's save dialog (answered by the shell; null when cancelled); a CSV for a spreadsheet unless `csvFlavour` says `plain`. */
+  /** Exports the client's POIs to a file in the data folder, as a job; browser mode then downloads it (POST /console/downloads {jobId}). A CSV for a spreadsheet unless `csvFlavour` says `plain`. */
+  'exports.start': z.object({ ...forClient, ...exportChoice }),
+  /** Desktop app only: the same, to a file chosen in the system's save dialog (answered by the shell with the job; null when cancelled). */
   'pois.exportDialog': z.object({ ...forClient, ...exportChoice }),
   /** Desktop app only: import POIs from a file chosen in the system's open dialog (answered by the shell; null when cancelled). */
   'pois.importDialog': z.object({ ...forClient, dryRun: z.boolean().default(false), createCategories: z.boolean().default(false), addIdentical: z.boolean().default(false) }),
@@ -360,7 +362,8 @@ export interface Outputs {
   'changes.activity': { changes: ChangeReply[]; next: number | null };
   'changes.undo': UndoReply;
   'imports.undo': JobView;
-  'pois.exportDialog': { file: string } | null;
+  'exports.start': ExportJob;
+  'pois.exportDialog': ExportJob | null;
   'pois.importDialog': JobView | null;
   'jobs.list': JobView[];
   'jobs.get': JobView;

@@ -1,5 +1,17 @@
 // The formats are declared in file-formats.ts; these names stay for the modules that use them.
 export { EXPORT_FORMATS, IMPORT_FORMATS, type ExportFormat, type ImportFormat } from './file-formats.js';
+import type { ExportFormat } from './file-formats.js';
+
+/** What an export wrote. */
+export interface ExportReport {
+  format: ExportFormat;
+  rows: number;
+  bytes: number;
+  /** The name a download saves it under. */
+  fileName: string;
+  /** Where the desktop app wrote it (the file the save dialog chose); null for a download, kept in the data folder until fetched. */
+  savedTo: string | null;
+}
 
 /** What an import did. */
 export interface ImportReport {

@@ -1,5 +1,5 @@
 import type { RestoreReply } from './backups.js';
-import type { ImportReport } from './exports.js';
+import type { ExportReport, ImportReport } from './exports.js';
 import type { MapPackage } from './maps.js';
 import type { UndoReply } from './wire.js';
 
@@ -8,7 +8,7 @@ import type { UndoReply } from './wire.js';
  * its progress, cancelled for real, and its report kept afterwards. A job's kind says what it
  * does and what its report is.
  */
-export const JOB_KINDS = ['import', 'check', 'undo-import', 'map-import', 'restore'] as const;
+export const JOB_KINDS = ['import', 'check', 'undo-import', 'map-import', 'restore', 'export'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** The jobs that read or write the POIs: a restore waits for them (it would replace data under their feet). */
@@ -32,8 +32,10 @@ export const JOB_STATES = ['running', 'done', 'failed', 'cancelled', 'interrupte
 export type JobState = (typeof JOB_STATES)[number];
 
 export interface JobProgress {
-  /** Rows read so far. */
+  /** Rows read (or, exporting, written) so far. */
   rows: number;
+  /** How many rows there are to go through, when known at the start (an export's POIs); null otherwise. */
+  totalRows: number | null;
   /** Bytes of the file read so far, of `totalBytes`. */
   bytes: number;
   totalBytes: number | null;
@@ -73,7 +75,9 @@ export type UndoJob = JobBase & { kind: 'undo-import'; report: UndoReply | null 
 export type MapImportJob = JobBase & { kind: 'map-import'; report: MapPackage | null };
 /** A restore from a backup (its label the backup's name); what was restored and the backup taken first. */
 export type RestoreJob = JobBase & { kind: 'restore'; report: RestoreReply | null };
-export type JobView = ImportJob | UndoJob | MapImportJob | RestoreJob;
+/** A client's POIs written to a file (its label the format's name); what it wrote. */
+export type ExportJob = JobBase & { kind: 'export'; report: ExportReport | null };
+export type JobView = ImportJob | UndoJob | MapImportJob | RestoreJob | ExportJob;
 
 export const isImportJob = (job: JobView): job is ImportJob => job.kind === 'import' || job.kind === 'check';
 
@@ -84,6 +88,7 @@ const NAMED: Record<JobKind, (label: string) => string> = {
   'undo-import': (label) => label,
   'map-import': (label) => `the import of the map package ${label}`,
   restore: (label) => `the restore of ${label}`,
+  export: (label) => `the export to ${label}`,
 };
 export const describeJob = (job: Pick<JobView, 'kind' | 'label'>): string => NAMED[job.kind](job.label);
 

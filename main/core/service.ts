@@ -9,11 +9,13 @@ import { exportPois, type ExportFormat, type ExportOptions } from './exports/poi
 import type { ImportFormat } from '../../shared/file-formats.js';
 import { importPois, type ImportOptions, type ImportReport } from './imports/poi-import.js';
 import { startImport, type ImportFile, type ImportJobOptions } from './imports/import-job.js';
-import type { JobView, MapImportJob } from '../../shared/jobs.js';
+import type { ExportJob, JobView, MapImportJob } from '../../shared/jobs.js';
 import type { Jobs } from './jobs/jobs.js';
 import type { Backups } from './backups/backups.js';
 import type { MapPackages } from './maps/packages.js';
 import { startMapImport, type MapImportFile } from './maps/map-import-job.js';
+import { exportFileOf, startExport } from './exports/export-job.js';
+import { ServiceError } from './errors.js';
 import type { OnlineTiles } from './tiles/online-tiles.js';
 import type { SettingsStore } from './settings/settings.js';
 import { warmUp } from './warm-up.js';
@@ -44,6 +46,9 @@ export interface Core {
   settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener'>;
   /** Offline map packages: import and remove (hosts: CLI, upload route, desktop dialog) and their tiles. */
   maps: Pick<MapPackages, 'importFile' | 'importSampleOnFirstStart' | 'uploadPath' | 'tile' | 'list'>;
+  /** An export as a job, into the data folder or (the desktop's save dialog) to `saveTo`; its file for a download once done. */
+  startExport(clientId: string, format: ExportFormat, options: ExportOptions, saveTo?: string): ExportJob;
+  exportFileOf(jobId: string): ReturnType<typeof exportFileOf>;
   /** A package's import as a job (hosts: upload route, desktop dialog): answers at once; progress, cancel and the package through `jobs`. */
   startMapImport(file: MapImportFile): MapImportJob;
   /** A client's POIs in a format of shared/file-formats.ts, in chunks (NOT_FOUND for an unknown client, before the first chunk). */
@@ -81,6 +86,12 @@ export function coreOver(s: Services): Core {
     settings: s.settings,
     maps: s.maps,
     startMapImport: (file) => startMapImport(s, file),
+    startExport: (clientId, format, options, saveTo) => startExport(s, clientId, format, options, saveTo),
+    exportFileOf: (jobId) => {
+      const job = s.jobs.get(jobId);
+      if (job.kind !== 'export') throw new ServiceError('NOT_FOUND', `${jobId} is not an export`, 'jobId');
+      return exportFileOf(s, job);
+    },
     onlineTiles: s.onlineTiles,
     exportPois: (clientId, format, options) => exportPois(s, s.clients.requireId(clientId), format, options),
     importPois: (clientId, source, format, options) => importPois(s, clientId, source, format, options),
@@ -95,6 +106,7 @@ export function coreOver(s: Services): Core {
       // A job cut short here is found at the next start and undone (jobs.ts).
       s.jobs.abandon();
       s.importSpool.close();
+      s.exportSpool.close();
       s.backups.stopDaily();
       s.maps.close();
       s.tileCache.close();

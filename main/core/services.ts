@@ -30,7 +30,7 @@ import { REPLY_PIECE, SCAN_SLICE, type Slicing } from './pois/sliced-scan.js';
 import { Tokens } from './tokens/tokens.js';
 import { Jobs } from './jobs/jobs.js';
 import { DATA_JOB_KINDS, describeJob } from '../../shared/jobs.js';
-import { ImportSpool } from './imports/import-job.js';
+import { Spool } from './jobs/spool.js';
 import { recoverJob } from './jobs/recover.js';
 
 export interface CoreOptions {
@@ -99,7 +99,9 @@ export interface Services {
   /** Long work (imports) as jobs: progress, cancel, reports kept (jobs/jobs.ts). */
   jobs: Jobs;
   /** Where uploads wait for their import job. */
-  importSpool: ImportSpool;
+  importSpool: Spool;
+  /** Exports waiting to be downloaded (browser mode). */
+  exportSpool: Spool;
   /**
    * Runs synchronous reads in one read transaction. In WAL mode each statement outside a
    * transaction takes and drops the read lock on its own; one request's handful of statements
@@ -162,7 +164,8 @@ export function openServices(options: CoreOptions): Services {
     clock,
     backups,
     jobs,
-    importSpool: new ImportSpool(onDisk ? join(dirname(options.file), 'imports') : undefined),
+    importSpool: new Spool(onDisk ? join(dirname(options.file), 'imports') : undefined, 'upload'),
+    exportSpool: new Spool(onDisk ? join(dirname(options.file), 'exports') : undefined, 'export'),
     clients,
     members,
     tokens,

@@ -1,6 +1,6 @@
 import { BRIDGE_GLOBAL, type Answer, type ConsoleBridge, type Input, type OpName, type Output } from '../../shared/contract';
 import type { ErrorBody } from '../../shared/errors';
-import type { CsvFlavour, ExportFormat, ImportFormat } from '../../shared/file-formats';
+import type { ImportFormat } from '../../shared/file-formats';
 import type { JobView, MapImportJob } from '../../shared/jobs';
 import { consoleToken, tokenRefused } from './consoleToken';
 
@@ -131,17 +131,16 @@ function uploadFile<T>(url: string, file: File, onProgress: (sent: number) => vo
 }
 
 /**
- * Browser mode: downloads a client's POIs. A download is a navigation, which sends no header:
- * the console gives a single-use address for a minute (asked with the token), and the browser
- * saves what it streams, with its own progress and cancel.
+ * Browser mode: downloads an export job's finished file. A download is a navigation, which sends
+ * no header: the console gives a single-use address for a minute (asked with the token).
  */
-export async function downloadExport(clientId: string, format: ExportFormat, csvFlavour: CsvFlavour): Promise<void> {
+export async function downloadExport(jobId: string): Promise<void> {
   for (;;) {
     const token = await consoleToken();
     const response = await fetch('/console/downloads', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ clientId, format, csvFlavour }),
+      body: JSON.stringify({ jobId }),
       credentials: 'omit',
     });
     if (tokenRefusal(response)) {

@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -65,6 +66,7 @@ async function phasesOf(core: OpenCore, id: string): Promise<(JobPhase | null)[]
   }
 }
 
+const mode = (file: string): number => statSync(file).mode & 0o777;
 const mapsFolder = (dir: string): string[] => readdirSync(join(dir, 'maps')).sort();
 
 describe('a map package imported as a job', () => {
@@ -177,5 +179,79 @@ describe('a restore as a job', () => {
     const first = startRestore(core, core.backups.pathOf(backup.name));
     expect(() => startRestore(core, core.backups.pathOf(backup.name))).toThrow(expect.objectContaining({ code: 'CONFLICT', message: expect.stringMatching(/the restore of poi-manual-.*\.sqlite is running/) }));
     expect(await core.jobs.whenDone(first.id)).toMatchObject({ state: 'done' });
+  });
+});
+
+/** A client with `rows` POIs over a city (no two alike), imported from a CSV. */
+async function clientWith(core: OpenCore, rows: number): Promise<string> {
+  const clientId = core.clients.create({ name: `Export ${rows}` }).client_id;
+  const lines = ['name,lat,lng,categories'];
+  for (let i = 0; i < rows; i++) lines.push(`Place ${i},${(40 + (i % 100) * 0.001).toFixed(4)},${(-3.7 - Math.floor(i / 100) * 0.001).toFixed(4)},1`);
+  const report = await core.importPois(clientId, Readable.from([Buffer.from(lines.join('\n'))]), 'csv', { createCategories: true });
+  expect(report.added).toBe(rows);
+  return clientId;
+}
+
+/** What the export stream (the CLI's, a script's download) writes of the client now. */
+async function streamed(core: OpenCore, clientId: string): Promise<string> {
+  let text = '';
+  for await (const chunk of core.exportPois(clientId, 'csv', { csvFlavour: 'plain' })) text += chunk;
+  return text;
+}
+
+const exportsFolder = (dir: string): string[] => (existsSync(join(dir, 'exports')) ? readdirSync(join(dir, 'exports')) : []);
+
+describe('an export as a job', () => {
+  it('writes the same file as the stream, its rows of the client counted as progress, kept for a download', async () => {
+    const { core } = fileCore();
+    const clientId = await clientWith(core, 2_500);
+    const job = core.startExport(clientId, 'csv', { csvFlavour: 'plain' });
+    expect(job).toMatchObject({ kind: 'export', state: 'running', clientId, progress: { rows: 0, totalRows: 2_500 } });
+    const ended = await core.jobs.whenDone(job.id);
+    expect(ended).toMatchObject({ state: 'done', progress: { rows: 2_500 }, report: { format: 'csv', rows: 2_500, savedTo: null, fileName: expect.stringMatching(/^pois-\d{4}-\d{2}-\d{2}\.csv$/) } });
+    const { file, fileName } = core.exportFileOf(job.id);
+    expect(fileName).toMatch(/\.csv$/);
+    expect(readFileSync(file, 'utf8')).toBe(await streamed(core, clientId));
+    expect(mode(file)).toBe(0o600);
+    expect(ended.kind === 'export' && ended.report?.bytes).toBe(statSync(file).size);
+  });
+
+  it('cancelled half-way, leaves no file: none to download, none in the folder', async () => {
+    const { core, dir } = fileCore();
+    const clientId = await clientWith(core, 6_000);
+    const job = core.startExport(clientId, 'geojson', {});
+    for (;;) {
+      const now = core.jobs.get(job.id);
+      if (now.state !== 'running' || now.progress.rows >= 1_000) break;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    core.jobs.cancel(job.id);
+    const ended = await core.jobs.whenDone(job.id);
+    expect(ended).toMatchObject({ state: 'cancelled', report: null });
+    expect(ended.progress.rows).toBeLessThan(6_000);
+    expect(() => core.exportFileOf(job.id)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect(exportsFolder(dir)).toEqual([]);
+  });
+
+  it('to a file the desktop chose: written there only once complete; cancelled, nothing there', async () => {
+    const { core, dir } = fileCore();
+    const clientId = await clientWith(core, 3_000);
+    const chosen = join(dir, 'chosen.csv');
+    const done = await core.jobs.whenDone(core.startExport(clientId, 'csv', { csvFlavour: 'plain' }, chosen).id);
+    expect(done).toMatchObject({ state: 'done', report: { savedTo: chosen, rows: 3_000 } });
+    expect(readFileSync(chosen, 'utf8')).toBe(await streamed(core, clientId));
+    expect(() => core.exportFileOf(done.id)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    const other = join(dir, 'other.csv');
+    const job = core.startExport(clientId, 'csv', {}, other);
+    core.jobs.cancel(job.id);
+    expect(await core.jobs.whenDone(job.id)).toMatchObject({ state: 'cancelled' });
+    expect(existsSync(other)).toBe(false);
+    expect(exportsFolder(dir)).toEqual([]);
+  });
+
+  it('refuses an unknown client at once, starting nothing', () => {
+    const { core } = fileCore();
+    expect(() => core.startExport('01890000-0000-7000-8000-000000000099', 'csv', {})).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect(core.jobs.list()).toEqual([]);
   });
 });

@@ -59,6 +59,24 @@ describe('browser mode: exports as downloads', () => {
     }
   });
 
+  it("downloads an export job's finished file, as often as asked, and refuses a job that has none", async () => {
+    const started = (await (await fetch(`${base}/console/api/exports.start`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ clientId, format: 'csv' }) })).json()) as { value: JobView };
+    expect(started.value).toMatchObject({ kind: 'export', state: 'running' });
+    const ended = await core.jobs.whenDone(started.value.id);
+    for (let time = 0; time < 2; time++) {
+      const { value } = (await (await ask({ jobId: ended.id })).json()) as { value: { url: string } };
+      const file = await fetch(`${base}${value.url}`);
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="pois-\d{4}-\d{2}-\d{2}\.csv"$/);
+      const rows = parse(await file.text(), { bom: true, columns: true }) as Array<Record<string, string>>;
+      expect(rows.map((row) => row.name)).toEqual(['\'=cmd|"/c calc"!A1']);
+    }
+    // A job that is no export, or one with no file: refused when the address is asked for.
+    const other = await ask({ jobId: '01890000-0000-7000-8000-000000000099' });
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ ok: false, error: { message: expect.stringMatching(/no job/) } });
+  });
+
   it('streams GeoJSON too', async () => {
     const { value } = (await (await ask({ clientId, format: 'geojson' })).json()) as { value: { url: string } };
     const file = await fetch(`${base}${value.url}`);

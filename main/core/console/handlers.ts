@@ -4,6 +4,7 @@ import { categoriesConsole } from '../categories/console.js';
 import { changesConsole } from '../changes/console.js';
 import { clientsConsole } from '../clients/console.js';
 import { jobsConsole } from '../jobs/console.js';
+import { exportsConsole } from '../exports/console.js';
 import { mapsConsole } from '../maps/console.js';
 import { membersConsole } from '../members/console.js';
 import { placesConsole } from '../places/console.js';
@@ -41,5 +42,6 @@ export function consoleHandlers(core: Services): Handlers<CoreOp> {
     ...tilesConsole(core),
     ...backupsConsole(core),
     ...jobsConsole(core),
+    ...exportsConsole(core),
   };
 }

@@ -15,7 +15,7 @@ const PAGE = 1_000;
  * (writes go on between pages; a POI added meanwhile with a higher id is included, one deleted
  * before its page is not).
  */
-async function* pagesOf(s: Pick<Services, 'store' | 'pois' | 'read'>, clientId: string): AsyncGenerator<PoiReply[]> {
+export async function* pagesOf(s: Pick<Services, 'store' | 'pois' | 'read'>, clientId: string): AsyncGenerator<PoiReply[]> {
   let after = 0;
   for (;;) {
     const replies = s.read(() => s.pois.replies(s.store.where(clientId, { after, limit: PAGE })));

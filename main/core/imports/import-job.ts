@@ -1,15 +1,11 @@
-import { createReadStream, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createReadStream, rmSync, statSync } from 'node:fs';
 import { pipeline, Transform } from 'node:stream';
 import type { ExportFormat } from '../../../shared/exports.js';
 import { describeJob, type JobView } from '../../../shared/jobs.js';
 import { ServiceError } from '../errors.js';
 import type { JobOutcome } from '../jobs/jobs.js';
 import type { Services } from '../services.js';
-import { newUuid } from '../store/new-uuid.js';
 import { importPois, type ImportOptions } from './poi-import.js';
-import { processAlive } from '../process-alive.js';
 
 /** A file to import: where it is, and what to call it. */
 export interface ImportFile {
@@ -63,46 +59,6 @@ export function startImport(s: Services, clientId: string, file: ImportFile, for
   } catch (error) {
     if (file.temporary) rmSync(file.path, { force: true });
     throw error;
-  }
-}
-
-/**
- * Where uploads wait for their import job: `imports/` in the data folder, each named with the
- * pid of the process that wrote it, so that one left by a process that died is swept and one
- * another live process reads is not. A database in memory gets a private folder of its own in
- * the system's temporary folder (a shared, predictable one there could be another user's).
- */
-export class ImportSpool {
-  private dir: string | undefined;
-  /** The private folder made for a database in memory, removed at close. */
-  private temporary: string | undefined;
-
-  constructor(dir: string | undefined) {
-    this.dir = dir;
-    if (dir !== undefined) this.sweep(dir);
-  }
-
-  path(): string {
-    this.dir ??= this.temporary = mkdtempSync(join(tmpdir(), 'poi-imports-'));
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    return join(this.dir, `.upload-${process.pid}-${newUuid()}.part`);
-  }
-
-  close(): void {
-    if (this.temporary !== undefined) rmSync(this.temporary, { recursive: true, force: true });
-  }
-
-  private sweep(dir: string): void {
-    let entries: string[];
-    try {
-      entries = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const pid = /^\.upload-(\d+)-.*\.part$/.exec(entry)?.[1];
-      if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(dir, entry), { force: true });
-    }
   }
 }
 

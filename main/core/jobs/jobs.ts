@@ -28,6 +28,7 @@ export interface JobSpec {
   label: string;
   target: string | null;
   totalBytes: number | null;
+  totalRows?: number | null;
 }
 
 interface JobRow {
@@ -78,7 +79,7 @@ const viewOf = (row: JobRow): JobView => ({
   target: row.target,
   state: row.state,
   // Jobs kept from before steps and Cancel's end have neither: they had no steps, and could be cancelled.
-  progress: { phase: null, cancellable: true, ...(JSON.parse(row.progress) as Partial<JobProgress>) } as JobProgress,
+  progress: { phase: null, cancellable: true, totalRows: null, ...(JSON.parse(row.progress) as Partial<JobProgress>) } as JobProgress,
   startedAt: row.started_at,
   endedAt: row.ended_at,
   report: row.report === null ? null : (JSON.parse(row.report) as ImportReport & UndoReply),
@@ -165,7 +166,7 @@ export class Jobs {
       label: spec.label,
       target: spec.target,
       state: 'running',
-      progress: { rows: 0, bytes: 0, totalBytes: spec.totalBytes, cancelling: false, undoing: null, phase: null, cancellable: true },
+      progress: { rows: 0, totalRows: spec.totalRows ?? null, bytes: 0, totalBytes: spec.totalBytes, cancelling: false, undoing: null, phase: null, cancellable: true },
       startedAt: this.clock.now(),
       endedAt: null,
       report: null,

@@ -1,13 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { Answer } from '../../../shared/contract';
-import type { ImportFormat } from '../../../shared/file-formats';
-import { isImportJob, type JobView } from '../../../shared/jobs';
+import type { CsvFlavour, ExportFormat, ImportFormat } from '../../../shared/file-formats';
+import { isImportJob, type ExportJob, type JobView } from '../../../shared/jobs';
 import { useCancelJob } from '../jobs/mutations';
 import { jobKeys, useClientJobs, useJob } from '../jobs/queries';
 import { categoryKeys } from '../categories/queries';
 import { useOperation } from '../operation';
-import { ConsoleError, uploadImport } from '../transport';
+import { ConsoleError, downloadExport, inBrowserMode, uploadImport } from '../transport';
 import { POI_FORM_FIELDS } from './fields';
 import { reportKeys } from '../reports/queries';
 import { poiKeys } from './queries';
@@ -49,8 +49,54 @@ export function useMovePoi(clientId: string) {
   return { move, refusal, dismiss: () => setRefusal(undefined) };
 }
 
-/** Desktop app: the export written to a file chosen in the system's save dialog. */
-export const useExportDialog = () => useOperation('pois.exportDialog', () => []);
+/** Desktop app: the export's job, writing the file chosen in the system's save dialog. */
+const useExportDialog = () => useOperation('pois.exportDialog', () => [jobKeys.all]);
+/** Browser mode: the export's job, writing a file in the data folder that is then downloaded. */
+const useStartExport = () => useOperation('exports.start', () => [jobKeys.all]);
+
+/**
+ * An export as a job: started by a format button (browser mode) or after the save dialog (the
+ * desktop app), its rows of the client's count asked for while it runs, Cancel stopping it with
+ * no file left. Once done, browser mode downloads its file (and can again).
+ */
+export function useExportPois(clientId: string) {
+  const dialog = useExportDialog();
+  const starter = useStartExport();
+  const cancelJob = useCancelJob();
+  const [jobId, setJobId] = useState<string | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const watched = useJob(jobId);
+  const job = watched.data?.kind === 'export' ? watched.data : undefined;
+  const fetched = useRef<string | undefined>(undefined);
+  const download = (id: string): void => {
+    downloadExport(id).catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)));
+  };
+  useEffect(() => {
+    // Once, when it is done: the browser saves the file.
+    if (!inBrowserMode || job?.state !== 'done' || fetched.current === job.id) return;
+    fetched.current = job.id;
+    download(job.id);
+  }, [job]);
+  const start = (format: ExportFormat, csvFlavour: CsvFlavour): void => {
+    setError(undefined);
+    setJobId(undefined);
+    const onSuccess = (started: ExportJob | null): void => setJobId(started?.id);
+    if (inBrowserMode) starter.mutate({ clientId, format, csvFlavour }, { onSuccess });
+    else dialog.mutate({ clientId, format, csvFlavour }, { onSuccess });
+  };
+  return {
+    job,
+    starting: starter.isPending || dialog.isPending,
+    error: error ?? starter.errors.form ?? dialog.errors.form ?? watched.error?.message,
+    start,
+    cancel: (): void => {
+      if (jobId) cancelJob.mutate({ id: jobId });
+    },
+    downloadAgain: (): void => {
+      if (job) download(job.id);
+    },
+  };
+}
 
 /** What the person chose for an import: a check or the import, categories created, identical rows added. */
 export interface ImportChoices {
