@@ -5,7 +5,7 @@ import { ApiServer } from '../http/server.js';
 import { dirname } from 'node:path';
 import { consoleAddress, consoleOptions } from './console.js';
 import { liveConsoleToken } from './console-token.js';
-import { importSampleMap } from './sample-map.js';
+import { startHost } from './host.js';
 
 export const DEFAULT_CONSOLE_PORT = 4780;
 
@@ -35,32 +35,31 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   const fixed = options.token;
   const token = fixed === undefined ? liveConsoleToken(dirname(options.file)) : () => fixed;
   const core = createCore({ file: options.file });
-  if (options.sampleMap !== false) await importSampleMap(core, log);
-  // Before the admin UI and the API listen, as `cli serve` does (main/cli/serve.ts).
-  await core.warmUp();
   let port: number | undefined;
   const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`), () => port);
   const sync = new SyncAgent(core.syncSide, dirname(options.file), { auto: true });
   const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`), token, sync);
   let server = new ApiServer(core, { host: '127.0.0.1', port: options.port ?? DEFAULT_CONSOLE_PORT, api: false, console: opts });
-  try {
-    port = (await server.start()).port;
-  } catch {
-    server = new ApiServer(core, { host: '127.0.0.1', port: 0, api: false, console: opts });
-    port = (await server.start()).port;
-  }
-  const status = await listener.restore();
-  if (status.state === 'listening') log(`API listening on ${status.addresses.join(', ')}`);
-  if (status.error) log(`API listener: ${status.error}`);
-  core.backups.startDaily();
-  sync.start();
-  return {
-    url: consoleAddress(`http://127.0.0.1:${port}`, token()),
-    stop: async () => {
-      sync.stop();
+  const running = await startHost({
+    core,
+    log,
+    sampleMap: options.sampleMap !== false,
+    sync,
+    open: async () => {
+      try {
+        port = (await server.start()).port;
+      } catch {
+        server = new ApiServer(core, { host: '127.0.0.1', port: 0, api: false, console: opts });
+        port = (await server.start()).port;
+      }
+      const status = await listener.restore();
+      if (status.state === 'listening') log(`API listening on ${status.addresses.join(', ')}`);
+      if (status.error) log(`API listener: ${status.error}`);
+    },
+    close: async () => {
       await listener.stop();
       await server.stop();
-      core.close();
     },
-  };
+  });
+  return { url: consoleAddress(`http://127.0.0.1:${port}`, token()), stop: running.stop };
 }

@@ -1,7 +1,7 @@
 import { consoleAddress, consoleOptions, fixedListener } from '../app/console.js';
 import { SyncAgent } from '../sync/agent.js';
 import { liveConsoleToken } from '../app/console-token.js';
-import { importSampleMap } from '../app/sample-map.js';
+import { startHost } from '../app/host.js';
 import { ensureRenderer } from '../build/renderer.js';
 import { offlineLoadStats } from '../core/geocode/index.js';
 import { createCore } from '../core/service.js';
@@ -35,7 +35,6 @@ export async function runServe(options: CliOptions): Promise<number> {
       ...(options['geocode-timeout'] ? { timeoutMs: parsePositive(options['geocode-timeout'], '--geocode-timeout') } : {}),
     },
   });
-  await importSampleMap(core, (line) => console.log(line));
   const host = options.host ?? '127.0.0.1';
   const port = parsePort(options.port, DEFAULT_PORT);
   let boundPort = port;
@@ -52,20 +51,25 @@ export async function runServe(options: CliOptions): Promise<number> {
   const server = new ApiServer(core, { host, port, console: consoleOpts, replyMemo: caching });
   server.on('request', bufferedRequestLog());
   server.on('error', (e) => console.error(`error: ${e.message}`));
-  // The offline geocoder is loaded before the listener opens (about 0.5 s): loaded after, its one
-  // step that cannot be cut (country-coder's borders, 100-150 ms) and its slices held up the
-  // first requests, a first map view answered in 12 ms by the handler took 114 ms to come back.
-  await core.warmUp();
-  const loaded = offlineLoadStats();
-  if (loaded) console.log(`Offline geocoder: ${loaded.cities.toLocaleString('en')} places, loaded in ${loaded.ms} ms`);
-  try {
-    boundPort = (await server.start()).port;
-  } catch (error) {
-    core.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new Error(`port ${port} is already in use; pick another with --port`, { cause: error });
-    throw error;
-  }
+  // Warmed up before the listener opens (app/host.ts): the offline geocoder is loaded by then.
+  const running = await startHost({
+    core,
+    log: (line) => console.log(line),
+    sampleMap: true,
+    sync,
+    open: async () => {
+      const loaded = offlineLoadStats();
+      if (loaded) console.log(`Offline geocoder: ${loaded.cities.toLocaleString('en')} places, loaded in ${loaded.ms} ms`);
+      try {
+        boundPort = (await server.start()).port;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') throw new Error(`port ${port} is already in use; pick another with --port`, { cause: error });
+        throw error;
+      }
+    },
+    close: () => server.stop(),
+  });
   console.log(`Data: ${dir}`);
   console.log(`Rate limits: ${describeLimits(limits)}`);
   console.log(`API listening on http://${hostForUrl(host)}:${boundPort}/1/`);
@@ -73,14 +77,10 @@ export async function runServe(options: CliOptions): Promise<number> {
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
     console.log('Note: the admin UI is also reachable from the network, over plain HTTP; its token is its only protection.');
   }
-  core.backups.startDaily();
-  sync.start();
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
-  sync.stop();
-  await server.stop();
-  core.close();
+  await running.stop();
   return 0;
 }

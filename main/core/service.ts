@@ -65,7 +65,7 @@ export interface Core {
   /** The online tile server's tiles through the data folder's cache. */
   onlineTiles: Pick<OnlineTiles, 'tile'>;
   /** Backups: the CLI's backup and restore of any file, and the hosts' daily timer. */
-  backups: Pick<Backups, 'create' | 'restore' | 'list' | 'startDaily'>;
+  backups: Pick<Backups, 'create' | 'restore' | 'list' | 'startDaily' | 'stopDaily'>;
   /** The desktop's side of sync with a central store, for the sync client (main/sync/). */
   syncSide: SyncCore;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */

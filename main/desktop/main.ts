@@ -3,8 +3,8 @@ import { SyncAgent } from '../sync/agent.js';
 import { join } from 'node:path';
 import { tileImageSource } from '../../shared/tiles.js';
 import { createInvoke } from '../app/console.js';
-import { desktopListener, type DesktopListener } from '../app/desktop-listener.js';
-import { importSampleMap } from '../app/sample-map.js';
+import { desktopListener } from '../app/desktop-listener.js';
+import { startHost, type RunningHost } from '../app/host.js';
 import { createCore, type Core } from '../core/service.js';
 import { defaultDataDir, prepareDataDir } from '../data-dir.js';
 import { handleConsoleIpc } from './ipc.js';
@@ -16,8 +16,7 @@ import { registerScheme, serveRenderer } from './protocol.js';
 import { APP_ORIGIN, denyPermissions, hardenApp } from './security.js';
 
 /** The desktop shell: one window over the core, the admin UI over IPC, the API listener as configured. */
-let core: Core | undefined;
-let listener: DesktopListener | undefined;
+let running: RunningHost | undefined;
 
 registerScheme();
 hardenApp();
@@ -60,12 +59,11 @@ function createWindow(): void {
 }
 
 app.whenReady().then(async () => {
-  core = openCore();
-  if (!core) {
+  const opened = openCore();
+  if (!opened) {
     app.quit();
     return;
   }
-  const opened = core;
   denyPermissions(session.defaultSession);
   serveRenderer(
     join(app.getAppPath(), 'dist', 'renderer'),
@@ -76,19 +74,25 @@ app.whenReady().then(async () => {
     (id, z, x, y) => opened.maps.tile(id, z, x, y),
     (z, x, y) => opened.onlineTiles.tile(z, x, y),
   );
-  await importSampleMap(opened, (line) => console.log(line));
-  listener = desktopListener(opened);
+  const listener = desktopListener(opened);
   const sync = new SyncAgent(opened.syncSide, defaultDataDir(), { auto: true });
-  sync.start();
   handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e), sync), {
     importMap: () => importFromDialog(opened),
     exportPois: (input) => exportToDialog(opened, input),
     importPois: (input) => importToClient(opened, input),
   });
-  await listener.restore();
-  createWindow();
-  void opened.warmUp();
-  opened.backups.startDaily();
+  // The one lifecycle (app/host.ts): warmed up before the listener and the window open.
+  running = await startHost({
+    core: opened,
+    log: (line) => console.log(line),
+    sampleMap: true,
+    sync,
+    open: async () => {
+      await listener.restore();
+      createWindow();
+    },
+    close: () => listener.stop(),
+  });
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
   });
@@ -101,15 +105,11 @@ app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus());
 app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
 });
-let closing = false;
 app.on('will-quit', (event) => {
-  if (closing || !core) return;
-  // Stop the listener (its requests finish) before the database closes under them.
+  const host = running;
+  if (!host) return;
+  // Stopped in the host's order (sync, backups, listener, then the database), then quit for real.
   event.preventDefault();
-  closing = true;
-  void (listener?.stop() ?? Promise.resolve()).finally(() => {
-    core?.close();
-    core = undefined;
-    app.quit();
-  });
+  running = undefined;
+  void host.stop().finally(() => app.quit());
 });

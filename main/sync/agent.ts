@@ -31,6 +31,7 @@ export class SyncAgent {
   private timer: NodeJS.Timeout | undefined;
   private nextAttempt: number | null = null;
   private backoff: number;
+  private stopped = false;
 
   constructor(
     private readonly core: SyncCore,
@@ -103,13 +104,20 @@ export class SyncAgent {
   }
 
   start(): void {
+    this.stopped = false;
     if (this.options.auto) this.schedule(0);
   }
 
-  stop(): void {
+  /**
+   * No more automatic syncs, and the one under way (if any) finished: its host closes the
+   * database next, under it otherwise. A sync's requests time out within a minute.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.nextAttempt = null;
+    await this.running?.catch(() => undefined);
   }
 
   private target(): SyncTarget | undefined {
@@ -155,7 +163,8 @@ export class SyncAgent {
   }
 
   private schedule(delayMs: number): void {
-    if (!this.options.auto) return;
+    // A sync that ends after stop() must not arm the next one.
+    if (!this.options.auto || this.stopped) return;
     clearTimeout(this.timer);
     this.nextAttempt = Date.now() + delayMs;
     this.timer = setTimeout(() => {
