@@ -5,7 +5,7 @@ import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
 /**
- * The zones of shared/design.md, enforced: each zone's files may not import what the zone
+ * The zones of docs/design.md#zones, enforced: each zone's files may not import what the zone
  * forbids (statically, or with `import()`). Arrows only point down: desktop, http and cli ->
  * core -> shared; renderer -> shared; main/app composes a core with its transports.
  *

@@ -1,8 +1,8 @@
 /**
- * The one table of a POI's fields (spec 2.1 and 4.1/4.2). Per field: its request (wire) name,
- * its database column, its reply name, its kind, its limit, whether it is an address field
- * (filled by geocoding), whether it has a folded copy for matching (shared/text-fold.ts), and
- * how the admin UI labels it. The input schemas, the row type, the SQL, the replies (and their
+ * The one table of a POI's fields (docs/api-spec.md#the-poi-reply, docs/api-spec.md#add-a-poi).
+ * Per field: its request (wire) name, its database column, its reply name, its kind, its limit,
+ * whether it is an address field (filled by geocoding), whether it has a folded copy for matching
+ * (shared/text-fold.ts), and how the admin UI labels it. The input schemas, the row type, the SQL, the replies (and their
  * OpenAPI description), the change log's history and the UI's form derive from it: adding a
  * field is a migration and one line here.
  */

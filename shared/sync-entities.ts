@@ -7,10 +7,10 @@ import { accuracy, categoryDescription, elevation, lat, lng, MAX_CATEGORIES_PER_
 import { sameNameKey } from './text-fold.js';
 
 /**
- * What syncs, declared once per entity (issue 24): each field's kind and the API's own rule for
- * its value, which fields a live row must have, the keys unique among a client's live rows (with
- * the folding both sides compare them in), the field that names a row to a person, and the
- * central's table and column types. The protocol's schemas (shared/sync.ts), the desktop's
+ * What syncs, declared once per entity (docs/sync.md#what-syncs-and-how): each field's kind and the
+ * API's own rule for its value, which fields a live row must have, the keys unique among a client's
+ * live rows (with the folding both sides compare them in), the field that names a row to a person,
+ * and the central's table and column types. The protocol's schemas (shared/sync.ts), the desktop's
  * outbox and inbox (main/core/sync/), the central's apply and pull (main/central/protocol/), the
  * conflict labels and the checks of both schemas (test/central/schema.test.ts) derive from it.
  */

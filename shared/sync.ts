@@ -115,7 +115,7 @@ export const pushReply = z.object({
   applied: z.number().int(),
   /** Conflicts recorded by this push (see the client's policy). */
   conflicts: z.number().int(),
-  /** Changes refused one by one (absent from replies of services older than issue 24). */
+  /** Changes refused one by one (absent from replies of older centrals). */
   refused: z.array(refusedChange).default([]),
 });
 export type PushReply = z.infer<typeof pushReply>;

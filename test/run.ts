@@ -34,7 +34,7 @@ function typecheck(): boolean {
   return configs.every((config) => spawnSync(bin('tsc'), ['--noEmit', '-p', config], { cwd: root, stdio: 'inherit' }).status === 0);
 }
 
-/** The linter: the zones of shared/design.md and the code rules (eslint.config.js). */
+/** The linter: the zones of docs/design.md#zones and the code rules (eslint.config.js). */
 const lint = (): boolean => spawnSync(bin('eslint'), ['.'], { cwd: root, stdio: 'inherit' }).status === 0;
 
 /** A step that is not a test suite counts as one test: one failure when it fails. */

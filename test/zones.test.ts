@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The zone rules of shared/design.md live in eslint.config.js, and `npm test` lints the whole
+ * The zone rules of docs/design.md#zones live in eslint.config.js, and `npm test` lints the whole
  * repository. Here the rules themselves are tested: a one-line source placed in each zone with
  * an import it may not have must fail the lint, and one with an import it may have must not.
  */

@@ -158,7 +158,7 @@ export async function startCentralServer(pool: Pool, options: CentralServerOptio
     if (!parsed.success) return refuse(reply, 'INVALID_PARAMETER', 'resolution must be {keep: "pushed"|"earlier"}, {value}, {rename: {uuid, to}} or {merge: {keep, drop}}');
     return resolveOnCentral(pool, device, id, parsed.data.resolution);
   });
-  // Desktops from before issue 24 wrote the outcome themselves, then marked it here.
+  // Older desktops, from before conflicts were resolved here, wrote the outcome themselves, then marked it here.
   app.post('/sync/conflicts/:id/resolved', async (request, reply) => {
     const device = deviceOf(request);
     const id = conflictId(request);

@@ -52,7 +52,7 @@ const addPoiWithCheck = addPoiInput.extend({
   duplicates: z.boolean().optional().meta({ description: 'true: look for possible duplicates and list them in the X-Possible-Duplicates header' }),
 });
 
-/** Operations the spec documents as GET were also called with POST by real clients. */
+/** Operations documented as GET were also called with POST by real clients (docs/api-spec.md#paths-and-versions). */
 const GET_OR_POST = ['GET', 'POST'] as const;
 
 const memberRef = z.string().min(1).max(100).meta({ description: 'A member id, or `me`' });
@@ -61,15 +61,14 @@ const categoryRef = z.object({ category: categoryId });
 const poiIdList = z.array(poiId, 'must be POI ids separated by commas').min(1).max(MAX_TOTAL, `must list at most ${MAX_TOTAL} POIs`);
 
 /**
- * The platform's API (spec sections 4 and api-extensions.md), one entry per operation. The HTTP
- * listener routes, reads, checks and answers every operation from this table
- * (main/http/api-runner.ts), the core implements each one once (main/core/api/handlers.ts), and
- * the OpenAPI document derives from it.
+ * The platform's API (docs/api-spec.md), one entry per operation. The HTTP listener routes,
+ * reads, checks and answers every operation from this table (main/http/api-runner.ts), the core
+ * implements each one once (main/core/api/handlers.ts), and the OpenAPI document derives from it.
  */
 export const API = {
   'users.register': {
     path: 'users', verbs: ['POST'], access: 'apiKeyOrAdmin', input: registerInput, reply: userReply, reads: false,
-    summary: 'Register a member (spec 4.3); with the api_key only if the client allows Implicit Flow',
+    summary: 'Register a member; with the api_key only if the client allows Implicit Flow',
     errors: ['ALREADY_EXISTS', 'IMPLICIT_FLOW_DISABLED', 'TOO_MANY_REQUESTS'],
   },
   'users.list': {
@@ -78,7 +77,7 @@ export const API = {
   },
   'users.login': {
     path: 'users/login', verbs: ['POST'], access: 'apiKey', input: loginInput, reply: userReply, reads: false,
-    summary: 'Log a member in by username or e-mail (spec 4.4)', errors: ['INVALID_CREDENTIALS', 'TOO_MANY_REQUESTS'],
+    summary: 'Log a member in by username or e-mail', errors: ['INVALID_CREDENTIALS', 'TOO_MANY_REQUESTS'],
   },
   'users.logout': {
     path: 'users/login', verbs: ['DELETE'], access: 'member', input: z.object({}), reply: okReply, reads: false,
@@ -101,7 +100,7 @@ export const API = {
 
   'pois.add': {
     path: 'pois/add', verbs: GET_OR_POST, access: 'member', input: addPoiWithCheck, reply: poiReply, reads: false,
-    summary: 'Add a POI (spec 4.1); never refused for being a possible duplicate, flagged in a header when asked (duplicates=true)', errors: ['NOT_FOUND'],
+    summary: 'Add a POI; never refused for being a possible duplicate, flagged in a header when asked (duplicates=true)', errors: ['NOT_FOUND'],
     headers: {
       [POSSIBLE_DUPLICATES_HEADER]:
         "Only when the add asked (duplicates=true) and there are some: the ids of the client's POIs within 50 m whose names are similar (case, accents and punctuation folded), nearest first, separated by commas",
@@ -109,7 +108,7 @@ export const API = {
   },
   'pois.update': {
     path: 'pois/update', verbs: GET_OR_POST, access: 'admin', input: updatePoiInput, reply: poiReply, reads: false,
-    summary: 'Update a POI: only what is given changes, an empty value deletes (spec 4.2)', errors: ['NOT_FOUND'],
+    summary: 'Update a POI: only what is given changes, an empty value deletes', errors: ['NOT_FOUND'],
   },
   'pois.get': {
     path: 'pois/get', verbs: GET_OR_POST, access: 'member', input: poiRef, reply: poiReply, reads: true, repeatable: true,

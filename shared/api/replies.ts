@@ -4,9 +4,9 @@ import { GENDERS } from '../schemas/members.js';
 import { WARNING_TYPES } from '../schemas/pois.js';
 
 /**
- * The replies of the platform's API (spec section 2 and api-extensions.md), exactly as clients
- * receive them: one declaration, from which the TypeScript types (shared/wire.ts) and the
- * OpenAPI document derive, and against which the tests check real replies.
+ * The replies of the platform's API (docs/api-spec.md#replies), exactly as clients receive them:
+ * one declaration, from which the TypeScript types (shared/wire.ts) and the OpenAPI document
+ * derive, and against which the tests check real replies.
  */
 
 /** ISO 8601 with offset, as the service writes it: `2026-01-15T12:00:00.000+00:00`. */
@@ -49,11 +49,11 @@ export const userReply = z
     accreditation,
   });
 
-/** Spec 2.2. The capitalised names are the platform's own. */
+/** The category reply (docs/api-spec.md#the-category-reply); the capitalised names are the platform's own. */
 export const categoryReply = z
   .object({ Id: z.number().int(), Description: z.string(), is_system_category: z.boolean() });
 
-/** Spec 2.3: open reports of each type. */
+/** The open reports of each type (docs/api-spec.md#the-warning-counters). */
 export const warningCounts = z.object({
   closed: z.number().int(),
   duplicated: z.number().int(),
@@ -74,7 +74,7 @@ const poiFields = Object.fromEntries(
   }),
 ) as { [F in Field as F['reply']]: FieldSchema<F> };
 
-/** Spec 2.1, every field present (null where empty): the old SDK refuses a reply without one. */
+/** The POI reply (docs/api-spec.md#the-poi-reply), every field present (null where empty): the old SDK refuses a reply without one. */
 export const poiReply = z.object({
   id: z.number().int(),
   /** Stable across copies of the data (history, sync); old clients ignore it. */

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { canonicalIso } from '../time.js';
 
 /**
- * Member rules of spec section 4.3/4.4, keyed by the wire parameter names so that a failed
- * rule names the parameter the client sent. Lengths count Unicode code points, not UTF-16
- * units, so that "6 to 40 characters" means what a person reads.
+ * Member rules (docs/api-spec.md#register-a-member, docs/api-spec.md#log-in), keyed by the wire
+ * parameter names so that a failed rule names the parameter the client sent. Lengths count
+ * Unicode code points, not UTF-16 units, so that "6 to 40 characters" means what a person reads.
  */
 
 /**

@@ -3,8 +3,9 @@ import { NUMBER_FIELDS, OPTIONAL_TEXT_FIELDS, POI_FIELDS, type NumberField, type
 import type { Loose } from './members.js';
 
 /**
- * POI rules of spec 4.1/4.2, keyed by the wire parameter names. Lengths count Unicode code
- * points. In update, `undefined` means "leave unchanged" and `null` means "delete the value".
+ * POI rules (docs/api-spec.md#add-a-poi, docs/api-spec.md#update-a-poi), keyed by the wire
+ * parameter names. Lengths count Unicode code points. In update, `undefined` means "leave
+ * unchanged" and `null` means "delete the value".
  */
 
 /** At most `max` code points: a string of at most `max` UTF-16 units has no more, so only longer ones are counted. */
@@ -56,7 +57,7 @@ export const addPoiInput = z.object({
   lng,
   categories: categoryIds,
   name,
-  /** undefined: the date rule of spec 4.1 rule 3 decides. */
+  /** undefined: the platform's date rule decides (docs/api-spec.md#geocoding). */
   geocode: z.boolean().optional(),
   ...numberShape,
   ...optionalTextShape,

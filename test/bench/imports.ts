@@ -10,7 +10,7 @@ import { send } from './http.js';
 import { percentile } from './stats.js';
 import type { Row } from './table.js';
 
-/** The goals of issue 25: a get.json's p99 while an import (its check, its undo) runs, and the peak memory of huge files. */
+/** The goals of docs/imports.md#measured: a get.json's p99 while an import (its check, its undo) runs, and the peak memory of huge files. */
 export const IMPORT_GOALS = { p99Ms: 50, peakRssMiB: 400 } as const;
 
 interface Probe {

@@ -6,7 +6,7 @@ import { newUuid } from '../../main/core/store/new-uuid.js';
 import { fingerprint } from '../../shared/sync-entities.js';
 
 /**
- * The minimal reference of the HTTP figures (issue 13, point 3): get.json and add.json written
+ * The minimal reference of the HTTP figures: get.json and add.json written
  * plainly with node:http and better-sqlite3 over the service's own database file, doing the work
  * the service must do and nothing else: the same token check (SHA-256 of the token, its row by
  * hash, revoked or expired refused; on a write, checked again inside it), the same statements

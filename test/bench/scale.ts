@@ -262,5 +262,5 @@ export async function benchScale(count: number, o: ScaleBenchOptions): Promise<S
   }
 }
 
-/** The goals of issue 13, by size: map views, memory, a get.json beside heavy work, get_near. */
+/** The performance goals, by size: map views, memory, a get.json beside heavy work, get_near. */
 export const SCALE_GOALS = { viewP99Ms: 100, hugeViewP99Ms: 250, points: MAX_VIEW_POINTS, rssMiB: 400, getUnderHeavyP99Ms: 50, hugeNearMedianMs: 5 } as const;

@@ -124,7 +124,7 @@ export function syncRows(s: SyncBenchResult | undefined, baseline?: { result: Sy
   if (!s) return [];
   const n = s.changes.toLocaleString('en');
   const b = baseline?.result;
-  // Within 10 % of the baseline (issue 24): a rate at least 0.9 x the baseline's.
+  // Within 10 % of the baseline (what sync's checks against lost edits may cost): a rate at least 0.9 x the baseline's.
   const against = (mine: number, theirs: number | undefined): [string, string, string] =>
     theirs === undefined ? ['', '', ''] : [`${theirs.toFixed(0)} (${baseline!.ref})`, `${(mine / theirs).toFixed(2)}x`, '>= 0.9x'];
   return [

@@ -9,8 +9,8 @@ export const HEADERS = ['Figure', 'Tool', 'Value', 'p50 / median', 'p99', 'Basel
 export type Row = [string, string, string, string, string, string, string, string];
 
 /**
- * The goals of this machine (issue 13): get.json and add.json at least 0.9 x the minimal
- * reference doing the same work, get.json at least 0.5 x bare node:http, p99 under 10 ms for both.
+ * The goals of this machine: get.json and add.json at least 0.9 x the minimal reference doing the
+ * same work, get.json at least 0.5 x bare node:http, p99 under 10 ms for both.
  */
 export const GOALS = { toReference: 0.9, getToBare: 0.5, p99Ms: 10 } as const;
 

@@ -15,10 +15,11 @@ if (missing) {
 const HISTORIES = Number(process.env.POI_CHECKER_HISTORIES ?? 100);
 
 /**
- * The randomized multi-desktop checker (issue 24): random histories of edits, deletes, undos,
- * imports, members, categories, backups and restores, broken syncs, policy changes and hostile
- * pushes, on 2-4 real desktops (cores on SQLite files) and the central on a real PostgreSQL; then
- * everything synced to quiescence and checked against the oracle (test/sync-checker/oracle.ts).
+ * The randomized multi-desktop checker (docs/sync.md#what-you-can-count-on): random histories of
+ * edits, deletes, undos, imports, members, categories, backups and restores, broken syncs, policy
+ * changes and hostile pushes, on 2-4 real desktops (cores on SQLite files) and the central on a
+ * real PostgreSQL; then everything synced to quiescence and checked against the oracle
+ * (test/sync-checker/oracle.ts).
  * A failure prints its seed and path: `npm run soak -- --seed=S --path P` replays it (a negative seed needs the `=`).
  */
 describe.skipIf(missing !== undefined)('the sync checker', () => {

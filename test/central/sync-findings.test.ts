@@ -21,11 +21,12 @@ if (missing && process.env.POI_REQUIRE_POSTGRES === '1') throw new Error(`the sy
 const FAST = argon2Hasher({ algorithm: 2, memoryCost: 256, timeCost: 1, parallelism: 1 });
 
 /**
- * What issue 24 found sync doing to data, one example each, as a field team, an office and an
- * attacker would meet it. Each was seen failing on the code before the fix (docs/sync.md).
- * Requests a hostile device makes are sent by hand, as it would.
+ * What a review of sync found it doing to data, one example each, as a field team, an office and an
+ * attacker would meet it. Each was seen failing on the code before the fix
+ * (docs/sync.md#what-you-can-count-on). Requests a hostile device makes are sent by hand, as it
+ * would.
  */
-describe.skipIf(missing !== undefined)('sync: the findings of issue 24', () => {
+describe.skipIf(missing !== undefined)('sync: what a review found it doing to data', () => {
   let pg: ThrowawayPostgres;
   let pool: Pool;
   let server: CentralApp;
@@ -267,7 +268,7 @@ describe.skipIf(missing !== undefined)('sync: the findings of issue 24', () => {
     expect(await syncOnce(a, ta)).toMatchObject({ pushed: 1, pulled: 0 });
   });
 
-  // Found by a review of the change (not in the issue): each seen failing before its fix.
+  // Found by a review of the fixes themselves: each seen failing before its fix.
 
   it('deletes a member without a conflict when no one else changed it', async () => {
     const { a, b, clientId, ta, tb } = await pair();

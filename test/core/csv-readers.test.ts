@@ -15,10 +15,10 @@ import type { PoiReply } from '../../shared/wire.js';
 import { testCore } from '../support/core.js';
 
 /**
- * The CSV export as programs other than this app read it (issue 25, finding 9): an RFC 4180
- * reader that is not the app's own (Python's csv module), and LibreOffice Calc opening the file
- * headless; the CSV for a spreadsheet and the one for programs. Then a property: any text
- * exported and imported again comes back exactly, from either.
+ * The CSV export as programs other than this app read it: an RFC 4180 reader that is not the app's
+ * own (Python's csv module), and LibreOffice Calc opening the file headless; the CSV for a
+ * spreadsheet and the one for programs. Then a property: any text exported and imported again comes
+ * back exactly, from either.
  */
 const core = testCore();
 const clientId = core.clients.create({ name: 'Readers' }).client_id;

@@ -9,7 +9,7 @@ afterAll(() => f.t.close());
 
 /** A spot no other test of this file uses, so that only its own POIs are near. */
 const PLAZA = { lat: 40.4155, lng: -3.7074 };
-/** The keys of spec 2.1's POI reply (and the uuid this service adds), the body old clients parse. */
+/** The keys of the POI reply (docs/api-spec.md#the-poi-reply; uuid is this service's own), the body old clients parse. */
 const POI_KEYS = [
   'id', 'uuid', 'name', 'description', 'latitude', 'longitude', 'elevation', 'accuracy', 'vaccuracy', 'registertime', 'categories',
   'address', 'cross_street', 'city', 'country', 'postal_code', 'phone', 'twitter', 'last_update', 'warnings',

@@ -8,8 +8,8 @@ import { ApiServer } from '../../main/http/server.js';
 import { testCore, type TestCore } from '../support/core.js';
 
 /**
- * A map upload onto a full disk (issue 25, finding 11): the maps folder is a real 256 KiB tmpfs,
- * mounted by the test (root only), so the kernel itself answers ENOSPC.
+ * A map upload onto a full disk: the maps folder is a real 256 KiB tmpfs, mounted by the test (root
+ * only), so the kernel itself answers ENOSPC.
  */
 const TOKEN = 'test-console-token-0123456789';
 const dir = mkdtempSync(join(tmpdir(), 'map-full-disk-'));

@@ -3,8 +3,8 @@ import { testCore } from '../support/core.js';
 import { poiFixture, type Fixture } from '../support/fixture.js';
 
 /**
- * What the original platform's Android SDK sends and parses (api-extensions.md, "Replies that old
- * clients parse"), over a real listener.
+ * What the original platform's Android SDK sends and parses (docs/api-spec.md#wire-habits,
+ * docs/api-spec.md#replies-old-clients-parse), over a real listener.
  */
 let f: Fixture;
 const ids: Record<string, number> = {};
@@ -136,7 +136,7 @@ describe('warning reports carry proposals in the POI reply shape', () => {
     expect(current['lastUpdate']).toBe(current['last_update']);
     expect(typeof current['lastUpdate']).toBe('string');
     expect(current.warnings).toMatchObject({ closed: 1, duplicated: 0, wrong_indicator: 1, wrongIndicator: 1, wrong_info: 1, wrongInfo: 1 });
-    // Only in this reply: get.json keeps the spec's snake_case names alone.
+    // Only in this reply: get.json keeps the snake_case names alone.
     const plain = (await f.t.get('/1/pois/get.json', { oauth_token: f.admin, poi: ids['Plain']! })).json;
     expect(plain).not.toHaveProperty('crossStreet');
     expect(plain['warnings']).not.toHaveProperty('wrongInfo');

@@ -21,7 +21,7 @@ const refused = async (fields: Record<string, string | number | boolean>, parame
 };
 
 describe('add (GET /1/pois/add.json)', () => {
-  it('replies the full POI of spec 2.1, every field present', async () => {
+  it('replies the full POI (docs/api-spec.md#the-poi-reply), every field present', async () => {
     const r = await add({ name: 'Museo del Prado', desc: 'Art museum', categories: '6,7', elevation: 667, accuracy: 5, vaccuracy: 10, phone: '+34 913 30 28 00', twitter: '#prado' });
     expect(r.status).toBe(200);
     const now = formatIso(f.t.core.clock.now());

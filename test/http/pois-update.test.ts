@@ -107,7 +107,7 @@ describe('geocoding on add and update', () => {
   });
 });
 
-describe('the geocode default before 15/05/2013 (spec 4.1 rule 3)', () => {
+describe('the geocode default before 15/05/2013 (docs/api-spec.md#geocoding)', () => {
   it('geocodes by default until the day before, and not from that day on (UTC)', async () => {
     const clock = new PinnedClock(Date.UTC(2013, 4, 14, 23, 59, 59, 999));
     const old = await poiFixture({ clock });

@@ -27,7 +27,7 @@ const register = (fields: Record<string, string | number>, encoding: Encoding = 
   t.post('/1/users.json', { access_token: admin, ...fields }, encoding);
 
 describe('register (POST /1/users.json)', () => {
-  it.each<Encoding>(['form', 'multipart', 'query', 'json'])('accepts a %s request and replies the full user of spec 2.4', async (encoding) => {
+  it.each<Encoding>(['form', 'multipart', 'query', 'json'])('accepts a %s request and replies the full user (docs/api-spec.md#the-user-reply)', async (encoding) => {
     const m = fresh();
     const r = await register({ ...m, gender: 'female', birthday: '1997-07-16T10:30:15.342+03:00' }, encoding);
     expect(r.status).toBe(200);
@@ -98,7 +98,7 @@ describe('register (POST /1/users.json)', () => {
   });
 });
 
-/** Each bound of spec 4.3: at the limit is accepted, just past it is refused, naming the field. */
+/** Each bound of docs/api-spec.md#register-a-member: at the limit is accepted, just past it is refused, naming the field. */
 describe('register bounds', () => {
   const ok = async (fields: Record<string, string | number>) => {
     const r = await register({ ...fresh(), ...fields });

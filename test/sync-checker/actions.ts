@@ -19,7 +19,10 @@ export const CATEGORY_NAMES = ['Fountains', 'fountains', 'Benches', 'Kiosks', 'B
 
 export type SyncFault = { kind: 'pass' } | { kind: 'down' } | { kind: 'cut'; after: number };
 
-/** How a hostile device tries to do harm (the findings of issue 24, items 2, 3, 4 and 8). */
+/**
+ * How a hostile device tries to do harm: push changes in another device's name, write into
+ * another client application, name a category that does not exist, push values the rules refuse.
+ */
 export const ATTACKS = ['foreign-ops', 'cross-client', 'poison-category', 'bad-values'] as const;
 export type Attack = (typeof ATTACKS)[number];
 

@@ -411,14 +411,14 @@ class Run {
     return true;
   }
 
-  /** The rows no desktop can hold, with their reason (none before issue 24's set-aside rows existed). */
+  /** The rows no desktop can hold, with their reason (none in a build from before set-aside rows). */
   private setAside(d: Desktop): Set<string> {
     const aside = new Set([...this.hostile]);
     try {
       const rows = d.core.db.prepare<[string], { entity: string; uuid: string }>('SELECT entity, uuid FROM sync_set_aside WHERE client_id = ?').all(this.clientId);
       for (const r of rows) aside.add(keyOf(r.entity, r.uuid));
     } catch {
-      // A build without set-aside rows (before issue 24): none.
+      // A build without set-aside rows: none.
     }
     return aside;
   }

@@ -47,7 +47,7 @@ const KINDS: ReadonlyArray<[string, RegExp]> = [
   ['resolving made new conflicts', /conflicts open \(resolving made new ones/],
   ['a refused action changed data', /a refused .* changed data/],
 ];
-/** A violation's kind; a lost write is told apart by what came before it (the findings of issue 24 it would be). */
+/** A violation's kind; a lost write is told apart by what came before it (a restore, a delete), the known ways sync lost one. */
 function classify(violation: string, h: History): string {
   const v = violation.replace(/^(step \d+|after the history|after resolving): /, '');
   const lost = /^lost write #\d+ \(step (\d+), desktop (\d+)\)/.exec(v);

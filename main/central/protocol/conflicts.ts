@@ -84,8 +84,9 @@ async function closeGoneClashes(pool: Pool, clientId: string): Promise<void> {
 }
 
 /**
- * Marks a conflict resolved without changing data (desktops before issue 24 wrote the outcome
- * themselves, then said so here); `resolve.ts` resolves on the central.
+ * Marks a conflict resolved without changing data (desktops from before conflicts were resolved on
+ * the central wrote the outcome themselves, then said so here); `resolve.ts` resolves on the
+ * central.
  */
 export async function markResolved(pool: Pool, device: Device, id: number, resolution: unknown): Promise<boolean> {
   if (!Number.isInteger(id)) return false;

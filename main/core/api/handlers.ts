@@ -8,7 +8,8 @@ import type { CallerOf } from './caller.js';
 
 /**
  * Adds a header to the HTTP reply: the way an operation tells new clients more where old clients
- * parse the body's keys and it must stay as it was (api-extensions.md). Absent outside HTTP.
+ * parse the body's keys and it must stay as it was (docs/api-spec.md#replies-old-clients-parse).
+ * Absent outside HTTP.
  */
 export type ReplyHeader = (name: string, value: string) => void;
 

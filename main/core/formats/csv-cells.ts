@@ -1,6 +1,5 @@
 /**
- * How a text cell is written to a spreadsheet's CSV and read back (issue 25), in one place for
- * both ways.
+ * How a text cell is written to a spreadsheet's CSV and read back, in one place for both ways.
  *
  * A spreadsheet runs a cell as a formula when it starts with `=`, `+`, `-` or `@` (after any
  * leading spaces), or with a tab or carriage return: such a cell gets a leading apostrophe, shown

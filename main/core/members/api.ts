@@ -5,7 +5,10 @@ import { ServiceError } from '../errors.js';
 import { actorOf } from '../tokens/tokens.js';
 import { userReply } from './user-reply.js';
 
-/** Members of a client application (spec 4.3, 4.4 and api-extensions.md): register, log in and out, show, list, update, delete. */
+/**
+ * Members of a client application: register, log in and out, show, list, update, delete
+ * (docs/api-spec.md#register-a-member, docs/api-spec.md#log-in, docs/api-spec.md#members).
+ */
 export function membersApi(c: ApiParts): Pick<ApiHandlers, Extract<ApiName, `users.${string}`>> {
   return {
     'users.register': async ({ clientId, principal, origin }, input) => {

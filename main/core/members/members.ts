@@ -43,7 +43,10 @@ function isUniqueViolation(error: unknown): error is { code: string; message: st
   );
 }
 
-/** The members of each client application: the rules of spec 4.3/4.4, without any transport. */
+/**
+ * The members of each client application, without any transport: the rules of
+ * docs/api-spec.md#register-a-member and docs/api-spec.md#log-in.
+ */
 export class Members {
   private readonly insert: Statement;
   private readonly byId: Statement<[string, string], MemberRow>;

@@ -8,9 +8,9 @@ export interface ReplyAccreditation {
 }
 
 /**
- * The user of spec 2.4 with every field present (old SDKs refuse a reply whose ugroup or
- * visibledevices is not an array). `privateFields` false hides what only the member itself
- * and the administrator may read.
+ * The user reply (docs/api-spec.md#the-user-reply) with every field present (old SDKs refuse a
+ * reply whose ugroup or visibledevices is not an array). `privateFields` false hides what only
+ * the member itself and the administrator may read.
  */
 export function userReply(member: MemberRow, accreditation: ReplyAccreditation, privateFields: boolean): UserReply {
   return {

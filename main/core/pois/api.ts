@@ -4,7 +4,10 @@ import { OK_BODY } from '../../../shared/errors.js';
 import { actorOf } from '../tokens/tokens.js';
 
 
-/** POIs (spec 4.1, 4.2 and api-extensions.md): any token of the client reads and adds; its administrator updates, deletes and reads the history. */
+/**
+ * POIs (docs/api-spec.md#add-a-poi, docs/api-spec.md#update-a-poi, docs/api-spec.md#pois): any
+ * token of the client reads and adds; its administrator updates, deletes and reads the history.
+ */
 export function poisApi(c: ApiParts): Pick<ApiHandlers, Extract<ApiName, `pois.${string}`>> {
   return {
     'pois.add': async ({ principal }, input, header) => {

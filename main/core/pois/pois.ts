@@ -21,7 +21,10 @@ export const poiNotFound = (id: number): ServiceError =>
 /** The wire names update takes, each with its column (the field table's). */
 const SETTABLE = POI_FIELDS.map((f) => [f.wire, f.column] as const) satisfies ReadonlyArray<readonly [keyof ValidUpdatePoi, keyof PoiRow]>;
 
-/** Add, update, read and delete POIs by the rules of spec 4.1/4.2, for one client at a time. */
+/**
+ * Add, update, read and delete POIs, for one client at a time, by the rules of
+ * docs/api-spec.md#add-a-poi and docs/api-spec.md#update-a-poi.
+ */
 export class Pois {
   constructor(
     private readonly writes: WritePath,
@@ -33,7 +36,7 @@ export class Pois {
     private readonly cache: ReplyCache,
   ) {}
 
-  /** Whether this request geocodes: its own geocode, else the spec's date rule. */
+  /** Whether this request geocodes: its own geocode, else the platform's date rule (docs/api-spec.md#geocoding). */
   private geocodes(asked: boolean | undefined): boolean {
     return asked ?? geocodeByDefault(this.clock.now());
   }
@@ -84,7 +87,7 @@ export class Pois {
       elevation: input.elevation ?? null,
       accuracy: input.accuracy ?? null,
       vaccuracy: input.vaccuracy ?? null,
-      // Rule 1: only the address fields the client did not supply are generated.
+      // Only the address fields the client did not supply are generated (docs/api-spec.md#geocoding).
       address: input.address === undefined ? (found.address ?? null) : input.address,
       cross_street: input.cross_street === undefined ? (found.cross_street ?? null) : input.cross_street,
       city: input.city === undefined ? (found.city ?? null) : input.city,
@@ -117,7 +120,7 @@ export class Pois {
         const value = input[param];
         if (value !== undefined) Object.assign(next, { [column]: value });
       }
-      // Rule 4: unsupplied address fields follow the new position; nothing found keeps the old value.
+      // Unsupplied address fields follow the new position; nothing found keeps the old value (docs/api-spec.md#geocoding).
       if (found) {
         for (const field of ADDRESS_FIELDS) {
           if (input[field] === undefined) next[field] = found[field] ?? current[field];

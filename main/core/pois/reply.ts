@@ -29,7 +29,7 @@ const build = new Function(
   };`,
 ) as (row: PoiRow, categories: CategoryReply[], warnings: WarningCounts, format: typeof formatIso) => PoiReply;
 
-/** The POI of spec 2.1, with every field present and null where there is no value. */
+/** The POI reply (docs/api-spec.md#the-poi-reply), with every field present and null where there is no value. */
 export function poiReply(row: PoiRow, categories: CategoryReply[], warnings: WarningCounts): PoiReply {
   return build(row, categories, warnings, formatIso);
 }

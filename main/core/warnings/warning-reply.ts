@@ -29,8 +29,8 @@ function proposal(row: WarningRow, categories: (ids: readonly number[]) => Categ
 }
 
 /**
- * A report as the old SDK parses it (api-extensions.md, "Replies that old clients parse"): `data`
- * is null for CLOSED and DUPLICATED, else the proposal in the POI reply's names and shapes.
+ * A report as the old SDK parses it (docs/api-spec.md#replies-old-clients-parse): `data` is null
+ * for CLOSED and DUPLICATED, else the proposal in the POI reply's names and shapes.
  */
 export function warningReply(row: WarningRow, categories: (ids: readonly number[]) => CategoryReply[]): WarningReply {
   return {

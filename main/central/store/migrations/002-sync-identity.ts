@@ -5,7 +5,7 @@ import type { CentralMigration } from '../migration.js';
 const SYNCED_TABLES = ['pois', 'categories', 'members', 'warnings'] as const;
 
 /**
- * Sync that never loses an edit (issue 24, docs/sync.md):
+ * Sync that never loses an edit (docs/sync.md#what-you-can-count-on):
  * - an operation is applied once per (device, op id), no longer per op id alone, so that no
  *   device can claim another's operations;
  * - each device's `mark`: the last change of its log the central applied, by which a desktop

@@ -10,7 +10,7 @@ const FILTERED = ['city', 'country', 'postal_code'] as const;
  * 2013), and every one of them cost three index entries under a 36-character client id, written
  * by every add: dropping those made a POI insert, change log included, cost what it did before the
  * change log (scratch measurement, 32 inserts per durable commit: 123 µs of CPU per insert before,
- * 93 µs after, as much as the tree before issue 9). Rows and ids are untouched.
+ * 93 µs after, as much as before the change log). Rows and ids are untouched.
  */
 export const migration009: Migration = {
   version: 9,

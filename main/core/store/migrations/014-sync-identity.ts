@@ -3,7 +3,7 @@ import type { Migration } from '../migration.js';
 import { LOGGED_010 } from './010-undo.js';
 
 /**
- * Sync that never loses an edit (issue 24, docs/sync.md), the desktop's side:
+ * Sync that never loses an edit (docs/sync.md#what-you-can-count-on), the desktop's side:
  * - every change gets its own id (`op_id`, drawn when it is logged), sync's operation id: a
  *   restored file hands out its seqs again, so `<device>:<seq>` named two different changes and
  *   the central dropped the second as already applied; the log's rows written before keep NULL
