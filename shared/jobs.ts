@@ -12,7 +12,7 @@ export const JOB_KINDS = ['import', 'check', 'undo-import', 'map-import', 'resto
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** The jobs that read or write the POIs: a restore waits for them (it would replace data under their feet). */
-export const DATA_JOB_KINDS = ['import', 'check', 'undo-import'] as const satisfies readonly JobKind[];
+export const DATA_JOB_KINDS = ['import', 'check', 'undo-import', 'export'] as const satisfies readonly JobKind[];
 
 /** What a job is doing now, for jobs that go through steps (a restore, a map package's import), in words. */
 export const JOB_PHASES = {

@@ -160,7 +160,8 @@ describe('the CLI', () => {
       code: 1,
       stderr: expect.stringContaining('nothing was changed'),
     });
-  });
+    // Eleven CLI processes, and the side processes each restore checks and copies in (tsx from the sources).
+  }, 120_000);
 
   it('fails with a message and a non-zero code on bad usage', async () => {
     await expect(run(node, tsxArgs('main/cli.ts', 'client', 'add'), { cwd: root, env: { ...process.env, POI_DATA_DIR: tempDir() } })).rejects.toMatchObject({

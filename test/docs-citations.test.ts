@@ -17,8 +17,6 @@ const root = join(import.meta.dirname, '..');
  * that it is not left out for good.
  */
 const EXEMPT: Readonly<Record<string, string>> = {
-  'README.md':
-    'rewritten separately; until then it cites sections of the outside spec, a performance issue by number, and a heading of docs/imports.md renamed since',
   'test/docs-citations.test.ts': "this checker's samples are citations of every kind, on purpose",
 };
 

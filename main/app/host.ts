@@ -30,8 +30,8 @@ export interface RunningHost {
  * 4. the daily backups, then the sync agent: background work, once the app answers.
  *
  * Stopping: the sync agent (its sync under way finished), the backups' timer, the listeners
- * (requests under way finish), then the core (jobs still running are left to be undone at the
- * next start, main/core/jobs/jobs.ts). Nothing of it is left running: no timer, socket or
+ * (requests under way finish), a restore past the point where it can stop, then the core (jobs
+ * still running are left to be undone at the next start, main/core/jobs/jobs.ts). Nothing of it is left running: no timer, socket or
  * child process.
  */
 export async function startHost(parts: HostParts): Promise<RunningHost> {
@@ -53,6 +53,8 @@ export async function startHost(parts: HostParts): Promise<RunningHost> {
         await parts.sync?.stop();
         core.backups.stopDaily();
         await parts.close();
+        // A restore replacing the data finishes first; other jobs are left to the next start.
+        await core.jobs.finishUncancellable();
         core.close();
       })()),
   };

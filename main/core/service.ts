@@ -61,7 +61,7 @@ export interface Core {
   importUploadPath(): string;
   /** NOT_FOUND unless the client application exists (checked before an upload is received). */
   requireClient(clientId: string): void;
-  jobs: Pick<Jobs, 'get' | 'list' | 'cancel' | 'whenDone' | 'stopAll'>;
+  jobs: Pick<Jobs, 'get' | 'list' | 'cancel' | 'whenDone' | 'stopAll' | 'finishUncancellable'>;
   /** The online tile server's tiles through the data folder's cache. */
   onlineTiles: Pick<OnlineTiles, 'tile'>;
   /** Backups: the CLI's backup and restore of any file, and the hosts' daily timer. */

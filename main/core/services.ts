@@ -31,6 +31,7 @@ import { Tokens } from './tokens/tokens.js';
 import { Jobs } from './jobs/jobs.js';
 import { DATA_JOB_KINDS, describeJob } from '../../shared/jobs.js';
 import { Spool } from './jobs/spool.js';
+import type { SideLauncher } from './jobs/side-process.js';
 import { recoverJob } from './jobs/recover.js';
 
 export interface CoreOptions {
@@ -51,6 +52,8 @@ export interface CoreOptions {
   scanSlice?: number;
   /** POIs per piece of a long reply (sliced-scan.ts); tests make it small, as scanSlice. */
   replyPiece?: number;
+  /** How side processes are started (jobs/side-process.ts): Node's fork unless the host gives another (the packaged desktop). */
+  sideLauncher?: SideLauncher;
 }
 
 /**
@@ -139,12 +142,13 @@ export function openServices(options: CoreOptions): Services {
   const watch = new DataWatch(db);
   const jobs = new Jobs(db, writes, clock);
   // The jobs a process died in (at start), or a restored backup brought back as running (after a restore).
-  const recoverJobs = (): void => void jobs.recoverInterrupted((job) => recoverJob(services, job));
+  const recoverJobs = (): void => void jobs.recoverInterrupted((job, cause) => recoverJob(services, job, cause));
   const backups = new Backups({
     db,
     file: onDisk ? options.file : undefined,
     clock,
     nativeBinding: options.nativeBinding,
+    launcher: options.sideLauncher,
     keepDaily: () => settings.backups().keepDaily,
     // What this process remembers of the data it replaced. The token cache follows PRAGMA
     // data_version, which the restore's own connection moves.
@@ -192,7 +196,7 @@ export function openServices(options: CoreOptions): Services {
     maps: new MapPackages(
       options.mapsDir ?? (onDisk ? join(dirname(options.file), 'maps') : undefined),
       () => clock.now(),
-      options.nativeBinding,
+      { nativeBinding: options.nativeBinding, launcher: options.sideLauncher },
     ),
     read: <T>(work: () => T): T => readTx.deferred(work) as T,
   };

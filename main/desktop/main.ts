@@ -6,6 +6,7 @@ import { createInvoke } from '../app/console.js';
 import { desktopListener } from '../app/desktop-listener.js';
 import { startHost, type RunningHost } from '../app/host.js';
 import { createCore, type Core } from '../core/service.js';
+import { bindingOption } from '../core/store/database-file.js';
 import { defaultDataDir, prepareDataDir } from '../data-dir.js';
 import { handleConsoleIpc } from './ipc.js';
 import { importFromDialog } from './map-import.js';
@@ -13,6 +14,7 @@ import { exportToDialog } from './poi-export.js';
 import { importToClient } from './poi-import.js';
 import { electronNativeBinding, NATIVE_HELP } from './native.js';
 import { registerScheme, serveRenderer } from './protocol.js';
+import { utilityLauncher } from './side-launcher.js';
 import { APP_ORIGIN, denyPermissions, hardenApp } from './security.js';
 
 /** The desktop shell: one window over the core, the admin UI over IPC, the API listener as configured. */
@@ -30,7 +32,7 @@ function openCore(): Core | undefined {
   const file = prepareDataDir(defaultDataDir());
   const nativeBinding = electronNativeBinding(app.getAppPath(), app.isPackaged);
   try {
-    return createCore({ file, ...(nativeBinding ? { nativeBinding } : {}) });
+    return createCore({ file, sideLauncher: utilityLauncher, ...bindingOption(nativeBinding) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const native = /NODE_MODULE_VERSION|was compiled against a different Node\.js version|invalid ELF header|better_sqlite3\.node/.test(message);

@@ -69,6 +69,12 @@ describe.skipIf(missing !== undefined)('sync: what a review found it doing to da
     (await core.console['pois.add']({ clientId, fields: { name: 'Kiosk', lat: 41, lng: 2, categories: [2], geocode: false, ...fields } })) as PoiReply;
   const rowOn = (core: OpenCore, uuid: string) => core.db.prepare<[string], { id: number; name: string; description: string | null; phone: string | null }>('SELECT id, name, description, phone FROM pois WHERE uuid = ?').get(uuid);
 
+  /** A restore is a job: done once it has replaced the data. */
+  const restored = async (core: OpenCore, name: string): Promise<void> => {
+    const job = (await core.console['backups.restore']({ name })) as { id: string };
+    expect(await core.jobs.whenDone(job.id)).toMatchObject({ state: 'done' });
+  };
+
   it('1. keeps an edit made after a restore: the central holds it, and the other desktop gets it', async () => {
     const { a, b, clientId, ta, tb } = await pair();
     const poi = await add(a, clientId);
@@ -76,7 +82,7 @@ describe.skipIf(missing !== undefined)('sync: what a review found it doing to da
     const backup = (await a.console['backups.create']({})) as { name: string };
     await a.console['pois.update']({ clientId, fields: { poi: poi.id, phone: '+1 111' } });
     await syncOnce(a, ta);
-    await a.console['backups.restore']({ name: backup.name });
+    await restored(a, backup.name);
     await a.console['pois.update']({ clientId, fields: { poi: poi.id, desc: 'after the restore' } });
     await syncOnce(a, ta);
     const { rows } = await pool.query<{ description: string | null; phone: string | null }>('SELECT description, phone FROM pois WHERE uuid = $1', [poi.uuid]);
@@ -93,7 +99,7 @@ describe.skipIf(missing !== undefined)('sync: what a review found it doing to da
     const backup = (await a.console['backups.create']({})) as { name: string };
     const poi = await add(a, clientId);
     await syncOnce(a, ta);
-    await a.console['backups.restore']({ name: backup.name });
+    await restored(a, backup.name);
     const found = await syncOnce(a, ta);
     expect(found).toMatchObject({ restored: true, pulled: 1, pushed: 0 });
     expect(rowOn(a, poi.uuid)?.name).toBe('Kiosk');

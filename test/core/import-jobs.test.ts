@@ -234,6 +234,6 @@ describe('import jobs', () => {
     cores.length = 0;
     const next = fileCore(dir).core;
     expect(holdings(next, client).pois).toEqual([]);
-    expect(next.jobs.get('01900000-0000-7000-8000-0000000000aa')).toMatchObject({ state: 'interrupted', error: 'The app stopped while this undo ran; it was finished at the next start: 2 more changes reversed.' });
+    expect(next.jobs.get('01900000-0000-7000-8000-0000000000aa')).toMatchObject({ state: 'interrupted', error: 'The app stopped while this undo ran; it was finished since: 2 more changes reversed.' });
   });
 });

@@ -104,7 +104,7 @@ describe('a map package imported as a job', () => {
   it('refuses a file whose reading runs past the time limit, the reader killed, keeping nothing', async () => {
     const { dir } = fileCore();
     // A limit no side process can meet (starting one takes longer): the path of a file built to keep its reader busy.
-    const packages = new MapPackages(join(dir, 'maps'), () => Date.now(), undefined, 5);
+    const packages = new MapPackages(join(dir, 'maps'), () => Date.now(), { readLimitMs: 5 });
     await expect(packages.importFile(mbtiles(dir, 'slow.mbtiles'))).rejects.toMatchObject({
       code: 'UNSUPPORTED_FORMAT',
       message: expect.stringMatching(/slow\.mbtiles cannot be imported: reading it took longer than 0 s/),
@@ -126,6 +126,12 @@ async function withBackup(paddingMB: number) {
 
 /** Enough data that copying it in takes far longer than a turn of the event loop. */
 const PADDING_MB = 150;
+/**
+ * What the copy-in of PADDING_MB cost this process when it ran here (one SQLite step, then the
+ * WAL written back by the next write's checkpoint), measured on the test machine: 366-370 ms.
+ * In the side process: 62-69 ms, most of it the 1 ms timer below.
+ */
+const COPIED_HERE_CPU_MS = 366;
 
 const withoutJobs = (dump: Record<string, string[]>): Record<string, string[]> => Object.fromEntries(Object.entries(dump).filter(([table]) => table !== 'jobs'));
 
@@ -147,7 +153,7 @@ describe('a restore as a job', () => {
     });
   }
 
-  it('is not stopped in its last step (a Cancel then is ignored), and the event loop turns while it copies', async () => {
+  it('is not stopped in its last step (a Cancel then is ignored), whose copy costs this process nothing', async () => {
     const { core, file, backup } = await withBackup(PADDING_MB);
     const job = startRestore(core, core.backups.pathOf(backup.name));
     // The longest the event loop was held while the data was being replaced.
@@ -158,20 +164,77 @@ describe('a restore as a job', () => {
       longest = Math.max(longest, now - last);
       last = now;
     }, 1);
+    let cpu: NodeJS.CpuUsage | undefined;
     try {
       await atPhase(core, job.id, 'restoring');
       longest = 0;
+      cpu = process.cpuUsage();
       const asked = core.jobs.cancel(job.id);
       expect(asked.progress).toMatchObject({ cancellable: false, cancelling: false });
       const ended = await core.jobs.whenDone(job.id);
       expect(ended).toMatchObject({ state: 'done', error: null });
+      cpu = process.cpuUsage(cpu);
     } finally {
       clearInterval(timer);
     }
     expect(new BetterSqlite3(file, { readonly: true }).prepare("SELECT length(value) FROM sync_state WHERE key = 'test-padding'").pluck().get()).toBe(PADDING_MB * 1024 * 1024);
-    console.log(`restore of ${PADDING_MB} MB: event loop held at most ${longest.toFixed(0)} ms`);
-    // Copied in by the side process: 8 ms here. Copied in this process (one SQLite step), 148 ms.
-    expect(longest).toBeLessThan(75);
+    const cpuMs = cpu === undefined ? Number.NaN : (cpu.user + cpu.system) / 1000;
+    console.log(`restore of ${PADDING_MB} MB: this process spent ${cpuMs.toFixed(0)} ms of CPU on its last step; its event loop was held at most ${longest.toFixed(0)} ms`);
+    // The CPU time of this process (a vitest fork of its own), not the loop's gaps: those grow on a
+    // busy machine whoever does the copy. Copied in (and written back from the WAL) by the side
+    // process, this process only waits. The gaps, logged: 148 ms before, 7 ms now, on a quiet machine.
+    expect(cpuMs).toBeLessThan(COPIED_HERE_CPU_MS / 2);
+  });
+
+  it('closed during its last step, still finishes it: the data restored, the backup taken first kept, reported done', async () => {
+    const { core, dir, file, backup } = await withBackup(PADDING_MB);
+    const job = startRestore(core, core.backups.pathOf(backup.name));
+    await atPhase(core, job.id, 'restoring');
+    // A host quitting: it waits for the step that cannot stop (app/host.ts), then closes.
+    await core.jobs.finishUncancellable();
+    const ended = await core.jobs.whenDone(job.id);
+    cores.splice(cores.indexOf(core), 1);
+    core.close();
+    expect(ended).toMatchObject({ state: 'done', report: { restored: backup.name } });
+    if (ended.kind !== 'restore' || ended.report === null) throw new Error('no report');
+    expect(existsSync(join(dir, 'backups', ended.report.saved.name))).toBe(true);
+    expect(new BetterSqlite3(file, { readonly: true }).prepare("SELECT length(value) FROM sync_state WHERE key = 'test-padding'").pluck().get()).toBe(PADDING_MB * 1024 * 1024);
+  });
+
+  it('closed at once during its last step (no wait), keeps the backup taken first and never reports the replaced data as cancelled', async () => {
+    const { core, dir, backup } = await withBackup(PADDING_MB);
+    const job = startRestore(core, core.backups.pathOf(backup.name));
+    const saving = await atPhase(core, job.id, 'restoring');
+    expect(saving.progress.phase).toBe('restoring');
+    const done = core.jobs.whenDone(job.id);
+    cores.splice(cores.indexOf(core), 1);
+    core.close();
+    // Before: the copy's end met the closed connection, the before-restore backup was removed and the job said cancelled.
+    expect(await done).toMatchObject({ state: 'done' });
+    expect(readdirSync(join(dir, 'backups')).filter((name) => name.includes('before-restore'))).toHaveLength(1);
+  });
+
+  it('an export cannot start while a restore replaces the data, nor a restore while an export runs', async () => {
+    const { core, backup } = await withBackup(PADDING_MB);
+    const clientId = core.clients.create({ name: 'Exported' }).client_id;
+    const job = startRestore(core, core.backups.pathOf(backup.name));
+    await atPhase(core, job.id, 'reading');
+    expect(() => core.startExport(clientId, 'csv', {})).toThrow(expect.objectContaining({ code: 'STORAGE_BUSY' }));
+    expect(await core.jobs.whenDone(job.id)).toMatchObject({ state: 'done' });
+    const other = core.clients.create({ name: 'Exported after' }).client_id;
+    const exporting = core.startExport(other, 'csv', {});
+    expect(() => startRestore(core, core.backups.pathOf(backup.name))).not.toThrow();
+    const refused = core.jobs.list().find((j) => j.kind === 'restore' && j.id !== job.id)!;
+    expect(await core.jobs.whenDone(refused.id)).toMatchObject({ state: 'failed', error: expect.stringMatching(/cannot restore now: the export to CSV is running/) });
+    await core.jobs.whenDone(exporting.id);
+  });
+
+  it('a restore brought back by restoring the backup taken before it says so, not that the app stopped', async () => {
+    const { core, backup } = await withBackup(1);
+    const first = await core.jobs.whenDone(startRestore(core, core.backups.pathOf(backup.name)).id);
+    if (first.kind !== 'restore' || first.report === null) throw new Error('no report');
+    await core.jobs.whenDone(startRestore(core, core.backups.pathOf(first.report.saved.name)).id);
+    expect(core.jobs.get(first.id)).toMatchObject({ state: 'interrupted', error: 'This data comes from the backup taken just before this restore replaced the data.' });
   });
 
   it('a second restore while one runs is refused at once, saying which runs', async () => {

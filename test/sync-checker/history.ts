@@ -329,7 +329,10 @@ class Run {
   private async restore(d: Desktop, pick: number): Promise<void> {
     if (d.backups.length === 0) return;
     const backup = d.backups[pick % d.backups.length]!;
-    await invoke(d.core, 'backups.restore', { name: backup.name });
+    // A restore is a job: the history goes on once it has replaced the data.
+    const job = (await invoke(d.core, 'backups.restore', { name: backup.name })) as { id: string };
+    const ended = await d.core.jobs.whenDone(job.id);
+    if (ended.state !== 'done') throw new Error(`desktop ${d.i}'s restore ended ${ended.state}: ${ended.error}`);
     // What was written after the backup and had not reached the central is what a restore rightly takes back.
     for (const w of this.oracle.writes) if (w.desktop === d.i && w.step > backup.step && w.step > d.syncedAt) w.mayBeDiscarded = true;
     d.restoredAt = this.step;

@@ -1,15 +1,14 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { chmodSync, createReadStream, createWriteStream, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { chmodSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyCounted } from '../jobs/copy-counted.js';
 import { basename, dirname, join } from 'node:path';
 import type { BackupInfo, BackupKind, RestoreReply } from '../../../shared/backups.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
-import { createPrivateFile, PRIVATE_FILE_MODE } from '../store/database-file.js';
+import { bindingOption, createPrivateFile, PRIVATE_FILE_MODE } from '../store/database-file.js';
 import { liveShape, refused } from './check.js';
 import type { JobPhase, JobProgress } from '../../../shared/jobs.js';
-import { runSideTask, SideTaskFailed } from '../jobs/side-process.js';
+import { runSideTask, SideTaskFailed, type SideLauncher } from '../jobs/side-process.js';
 import type { SideTasks } from '../jobs/side-tasks.js';
 import { backupName, ensureFolder, isBackupName, listBackups } from './files.js';
 import { processAlive } from '../process-alive.js';
@@ -31,19 +30,11 @@ export interface RestoreSteps {
  * its program ran), saying how far it got, stopped by a Cancel; off the event loop.
  */
 async function copyWork(source: string, work: string, steps: RestoreSteps): Promise<void> {
-  let bytes = 0;
-  const counted = (): Transform =>
-    new Transform({
-      transform(chunk: Buffer, _encoding, next) {
-        bytes += chunk.length;
-        steps.progress?.({ bytes });
-        next(null, chunk);
-      },
-    });
-  const copy = (from: string, to: string): Promise<void> => pipeline(createReadStream(from), counted(), createWriteStream(to, { flags: 'wx', mode: PRIVATE_FILE_MODE }), { signal: steps.signal });
+  const copy = async (from: string, to: string, before: number): Promise<void> =>
+    copyCounted(from, to, { signal: steps.signal, onBytes: (bytes) => steps.progress?.({ bytes: before + bytes }), mode: PRIVATE_FILE_MODE });
   try {
-    await copy(source, work);
-    if (existsSync(`${source}-wal`)) await copy(`${source}-wal`, `${work}-wal`);
+    await copy(source, work, 0);
+    if (existsSync(`${source}-wal`)) await copy(`${source}-wal`, `${work}-wal`, statSync(source).size);
   } catch (error) {
     if (steps.signal?.aborted) throw restoreCancelled(error);
     throw refused(`cannot read ${basename(source)} (${error instanceof Error ? error.message : String(error)})`, error);
@@ -56,6 +47,8 @@ export interface BackupsOptions {
   file: string | undefined;
   clock: Clock;
   nativeBinding: string | undefined;
+  /** How its side processes are started (jobs/side-process.ts). */
+  launcher?: SideLauncher | undefined;
   /** How many daily backups to keep (the setting, read at each daily run). */
   keepDaily: () => number;
   /** Drops what this process keeps in memory about the data, after a restore replaced it. */
@@ -144,7 +137,7 @@ export class Backups {
     try {
       await this.o.db.backup(partial);
       // The copy took the live database's WAL mode; a backup is one self-contained file.
-      const copy = new BetterSqlite3(partial, this.binding());
+      const copy = new BetterSqlite3(partial, bindingOption(this.o.nativeBinding));
       try {
         copy.pragma('journal_mode = DELETE');
       } finally {
@@ -189,6 +182,7 @@ export class Backups {
       const work = join(folder, `.restore-${this.o.clock.now()}-${process.pid}.sqlite`);
       this.restoring = true;
       let saved: BackupInfo | undefined;
+      let replacing = false;
       try {
         step('reading');
         await copyWork(source, work, steps);
@@ -201,6 +195,7 @@ export class Backups {
         // From here it runs to its end: killed half-way the copy would change nothing (one
         // transaction), but one that had just committed would be reported cancelled.
         steps.progress?.({ cancellable: false });
+        replacing = true;
         // The side process holds the live file's write lock for the copy. A write of this process
         // meanwhile would wait for it in the busy handler, freezing the event loop for up to 5 s;
         // with no wait it is refused at once (503 STORAGE_BUSY, Retry-After: 1), as when another
@@ -208,15 +203,18 @@ export class Backups {
         const busyTimeout = Number(this.o.db.pragma('busy_timeout', { simple: true }));
         this.o.db.pragma('busy_timeout = 0');
         try {
-          await this.side('copy-into', { source: work, target: file }, undefined, undefined);
+          // Limited as the check: another program holding the write lock would hold it forever.
+          await this.side('copy-into', { source: work, target: file }, undefined, RESTORE_CHECK_MS);
         } finally {
-          this.o.db.pragma(`busy_timeout = ${busyTimeout}`);
+          // The app may have closed meanwhile (it waits for this step: jobs.ts finishUncancellable).
+          if (this.o.db.open) this.o.db.pragma(`busy_timeout = ${busyTimeout}`);
         }
-        this.o.forget();
+        if (this.o.db.open) this.o.forget();
         return { restored: basename(source), saved };
       } catch (error) {
-        // The backup of the state a cancelled or refused restore did not replace is not needed.
-        if (saved !== undefined) rmSync(join(folder, saved.name), { force: true });
+        // The backup of the state a cancelled or refused restore did not replace is not needed;
+        // once the copy-in has begun, whether it replaced the data cannot be told from here: kept.
+        if (saved !== undefined && !replacing) rmSync(join(folder, saved.name), { force: true });
         throw error;
       } finally {
         this.restoring = false;
@@ -228,7 +226,7 @@ export class Backups {
   /** A side task on a file being restored; its refusal as the restore's, in words. */
   private async side<N extends 'prepare-backup' | 'copy-into'>(name: N, input: Parameters<SideTasks[N]>[0], signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<void> {
     try {
-      await runSideTask(name, input, { signal, timeoutMs, nativeBinding: this.o.nativeBinding });
+      await runSideTask(name, input, { signal, timeoutMs, nativeBinding: this.o.nativeBinding, launcher: this.o.launcher });
     } catch (error) {
       if (!(error instanceof SideTaskFailed)) throw error;
       if (error.why === 'cancelled') throw restoreCancelled(error);
@@ -284,9 +282,5 @@ export class Backups {
     clearTimeout(this.timer);
     clearInterval(this.timer);
     this.timer = undefined;
-  }
-
-  private binding(): { nativeBinding?: string } {
-    return this.o.nativeBinding ? { nativeBinding: this.o.nativeBinding } : {};
   }
 }

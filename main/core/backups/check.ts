@@ -2,6 +2,7 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { openDatabase } from '../store/database.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
 import { ServiceError } from '../errors.js';
+import { bindingOption } from '../store/database-file.js';
 
 export const refused = (why: string, cause?: unknown): ServiceError => new ServiceError('BACKUP_REFUSED', `${why}; nothing was changed`, undefined, { cause });
 
@@ -18,7 +19,7 @@ export const schemaNames = (db: Database): string[] =>
 function versionOf(file: string, nativeBinding: string | undefined): number {
   let db: Database | undefined;
   try {
-    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
+    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, ...bindingOption(nativeBinding) });
     const version = db.pragma('user_version', { simple: true });
     return typeof version === 'number' ? version : 0;
   } catch (error) {
@@ -49,7 +50,7 @@ export function prepareCandidate(copy: string, live: LiveShape, nativeBinding: s
   if (version > LATEST) throw refused(`the file was written by a newer version of the application (schema ${version}; this version knows up to ${LATEST})`);
   let db: Database;
   try {
-    db = openDatabase(copy, nativeBinding ? { nativeBinding } : {});
+    db = openDatabase(copy, bindingOption(nativeBinding));
   } catch (error) {
     // The first line: the rest of a damaged-file message is advice about the working copy's folder.
     throw refused(`the file cannot be opened as this application's database (${(error instanceof Error ? error.message : String(error)).split('\n')[0]})`);

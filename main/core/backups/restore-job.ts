@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { describeJob, type RestoreJob } from '../../../shared/jobs.js';
 import { ServiceError } from '../errors.js';
-import type { JobOutcome } from '../jobs/jobs.js';
+import { cancelledOr, type JobOutcome } from '../jobs/jobs.js';
 import type { Services } from '../services.js';
 
 /** Bytes a restore reads: the file, and the WAL of a database copied while its program ran. */
@@ -22,8 +22,7 @@ export function startRestore(s: Services, source: string): RestoreJob {
       const report = await s.backups.restore(source, { signal: job.signal, progress: job.progress });
       return { state: 'done', report, error: null };
     } catch (error) {
-      if (job.signal.aborted) return { state: 'cancelled', report: null, error: null };
-      throw error;
+      return cancelledOr(job, error);
     }
   });
 }

@@ -1,5 +1,5 @@
 import { createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
+import { copyCounted } from '../jobs/copy-counted.js';
 import { once } from 'node:events';
 import type { ExportReport } from '../../../shared/exports.js';
 import { exportFileName, FILE_FORMATS, type ExportFormat, type ExportOptions } from '../../../shared/file-formats.js';
@@ -7,7 +7,7 @@ import type { ExportJob } from '../../../shared/jobs.js';
 import type { PoiReply } from '../../../shared/wire.js';
 import { ServiceError } from '../errors.js';
 import { writerOf } from '../formats/index.js';
-import type { JobOutcome } from '../jobs/jobs.js';
+import { cancelledOr, type JobOutcome } from '../jobs/jobs.js';
 import { PRIVATE_FILE_MODE } from '../store/database-file.js';
 import type { Services } from '../services.js';
 import { pagesOf } from './poi-export.js';
@@ -25,13 +25,23 @@ const countOf = (s: Pick<Services, 'db'>, clientId: string): number =>
     .pluck()
     .get(clientId) ?? 0;
 
-/** Moved where the save dialog chose: a rename, or a copy when that is another file system. */
-async function moveTo(from: string, to: string): Promise<void> {
+/**
+ * Moved where the save dialog chose: a rename, or on another file system a copy beside it then
+ * renamed, so that the chosen file is the old one or the whole export, never half of it.
+ */
+async function moveTo(from: string, to: string, signal: AbortSignal): Promise<void> {
   try {
     renameSync(from, to);
+    return;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    await copyFile(from, to);
+  }
+  const part = `${to}.${process.pid}.part`;
+  try {
+    await copyCounted(from, part, { signal, mode: 0o644 });
+    renameSync(part, to);
+  } finally {
+    rmSync(part, { force: true });
     rmSync(from, { force: true });
   }
 }
@@ -45,6 +55,8 @@ async function moveTo(from: string, to: string): Promise<void> {
  */
 export function startExport(s: Services, clientId: string, format: ExportFormat, options: ExportOptions, saveTo?: string): ExportJob {
   s.clients.requireId(clientId);
+  // Its pages would be read partly from the data a restore replaces.
+  if (s.backups.restoring) throw new ServiceError('STORAGE_BUSY', 'a backup is being restored: export once it is done');
   s.exportSpool.removeOlderThan(EXPORT_FILE_KEPT_MS, s.clock.now());
   const totalRows = countOf(s, clientId);
   const fileName = exportFileName(format, `pois-${new Date(s.clock.now()).toISOString().slice(0, 10)}`);
@@ -74,7 +86,7 @@ export function startExport(s: Services, clientId: string, format: ExportFormat,
         rmSync(file, { force: true });
         return { state: 'cancelled', report: null, error: null };
       }
-      if (saveTo !== undefined) await moveTo(file, saveTo);
+      if (saveTo !== undefined) await moveTo(file, saveTo, job.signal);
       const report: ExportReport = { format, rows, bytes: statSync(saveTo ?? file).size, fileName, savedTo: saveTo ?? null };
       return { state: 'done', report, error: null };
     } catch (error) {
@@ -82,7 +94,7 @@ export function startExport(s: Services, clientId: string, format: ExportFormat,
       rmSync(file, { force: true });
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOSPC' || code === 'EDQUOT') throw new ServiceError('STORAGE_FULL', 'the disk is full: the export was not finished. Free some space and export again', undefined, { cause: error });
-      throw error;
+      return cancelledOr(job, error);
     }
   });
 }

@@ -3,7 +3,7 @@ import { pipeline, Transform } from 'node:stream';
 import type { ExportFormat } from '../../../shared/exports.js';
 import { describeJob, type JobView } from '../../../shared/jobs.js';
 import { ServiceError } from '../errors.js';
-import type { JobOutcome } from '../jobs/jobs.js';
+import { LOST, type JobLost, type JobOutcome } from '../jobs/jobs.js';
 import type { Services } from '../services.js';
 import { importPois, type ImportOptions } from './poi-import.js';
 
@@ -62,20 +62,21 @@ export function startImport(s: Services, clientId: string, file: ImportFile, for
   }
 }
 
-/** An undo the app died in, finished (half an undo is half an import); what to say of it. */
-export function recoverUndo(s: Services, job: JobView): string {
-  if (job.clientId === null || job.target === null) return 'The app stopped while this undo ran.';
+/** An undo found half done (the app stopped, or a backup taken meanwhile was restored), finished: half an undo is half an import. */
+export function recoverUndo(s: Services, job: JobView, cause: JobLost): string {
+  const lost = LOST[cause]('undo');
+  if (job.clientId === null || job.target === null) return `${lost}.`;
   try {
     const undone = s.undo.importRunNow(job.clientId, job.target);
-    return `The app stopped while this undo ran; it was finished at the next start: ${undone.undone} more changes reversed.`;
+    return `${lost}; it was finished since: ${undone.undone} more changes reversed.`;
   } catch (error) {
-    return `The app stopped while this undo ran, and it could not be finished: ${error instanceof Error ? error.message : String(error)}. Undo the import again.`;
+    return `${lost}, and it could not be finished: ${error instanceof Error ? error.message : String(error)}. Undo the import again.`;
   }
 }
 
-/** An import the app died in, undone (an import is all or nothing); what to say of it. */
-export function recoverImport(s: Services, job: JobView): string {
-  const stopped = 'The app stopped while this import ran';
+/** An import found half done, undone (an import is all or nothing); what to say of it. */
+export function recoverImport(s: Services, job: JobView, cause: JobLost): string {
+  const stopped = LOST[cause]('import');
   if (job.kind === 'check' || job.clientId === null) return `${stopped}; a check writes nothing.`;
   try {
     const undone = s.undo.importRunNow(job.clientId, job.id);

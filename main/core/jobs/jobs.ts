@@ -15,11 +15,26 @@ export interface JobContext {
   progress(update: Partial<Omit<JobProgress, 'cancelling'>>): void;
 }
 
+/** Why a job marked running is not: the app stopped in it, or a restored backup was taken while it ran. */
+export type JobLost = 'stopped' | 'restored';
+
+/** How the message about such a job begins, by why, naming what it was ("import", "undo"). */
+export const LOST: Record<JobLost, (what: string) => string> = {
+  stopped: (what) => `The app stopped while this ${what} ran`,
+  restored: (what) => `The data was restored from a backup taken while this ${what} ran`,
+};
+
 /** How a job's work ended. */
 export interface JobOutcome {
   state: Exclude<JobState, 'running' | 'interrupted'>;
   report: JobView['report'];
   error: string | null;
+}
+
+/** A job's work stopped by an error: cancelled if a Cancel was asked for (the error is its effect), else failed with it. */
+export function cancelledOr(job: JobContext, error: unknown): JobOutcome {
+  if (job.signal.aborted) return { state: 'cancelled', report: null, error: null };
+  throw error;
 }
 
 export interface JobSpec {
@@ -130,7 +145,7 @@ export class Jobs {
    * a restore, those a backup brought back as running: each is marked interrupted, after `recover`
    * undid what it wrote and said how that went.
    */
-  recoverInterrupted(recover: (job: JobView) => string): JobView[] {
+  recoverInterrupted(recover: (job: JobView, cause: JobLost) => string): JobView[] {
     const now = this.clock.now();
     // One of this start's own rows not running here came back with a restored backup.
     const dead = (row: JobRow): boolean =>
@@ -140,7 +155,8 @@ export class Jobs {
       const claimed = this.writes.now(SYSTEM, () => this.claim.run({ id: row.id, ended_at: now, error: 'being undone' }).changes === 1);
       if (!claimed) continue;
       const view = viewOf(row);
-      const error = recover(view);
+      // One of this start's own rows, not running here: it came back with a restored backup.
+      const error = recover(view, row.instance === INSTANCE ? 'restored' : 'stopped');
       this.writes.now(SYSTEM, () => this.finish.run({ id: row.id, state: 'interrupted', ended_at: now, progress: row.progress, report: row.report, error }));
       recovered.push({ ...view, state: 'interrupted', error });
     }
@@ -291,6 +307,14 @@ export class Jobs {
     const all = [...this.running.values()];
     for (const job of all) job.controller.abort();
     await Promise.allSettled(all.map((job) => job.done));
+  }
+
+  /**
+   * The jobs past the point where they can stop (a restore replacing the data) run to their end:
+   * a host waits for them before it closes the database under them.
+   */
+  async finishUncancellable(): Promise<void> {
+    await Promise.allSettled([...this.running.values()].filter((job) => !job.view.progress.cancellable).map((job) => job.done));
   }
 
   /**

@@ -3,9 +3,8 @@ import type { MapContainer } from '../../../shared/maps.js';
 import { prepareCandidate, type LiveShape } from '../backups/check.js';
 import type { ArchiveInfo } from '../maps/archive.js';
 import { describePackage } from '../maps/describe.js';
+import { bindingOption } from '../store/database-file.js';
 
-/** better-sqlite3's addon where it is not the default. */
-const binding = (nativeBinding: string | undefined): { nativeBinding?: string } => (nativeBinding ? { nativeBinding } : {});
 
 /** better-sqlite3 copies at most this many pages per step: one step is one transaction on the target. */
 const ALL_PAGES = 0x7fffffff;
@@ -29,11 +28,19 @@ export const sideTasks = {
    * the live file, so every connection sees the old data or the restored data (backups.ts).
    */
   'copy-into': async (input: { source: string; target: string }, nativeBinding: string | undefined): Promise<null> => {
-    const source = new BetterSqlite3(input.source, { readonly: true, fileMustExist: true, ...binding(nativeBinding) });
+    const source = new BetterSqlite3(input.source, { readonly: true, fileMustExist: true, ...bindingOption(nativeBinding) });
     try {
       await source.backup(input.target, { progress: () => ALL_PAGES });
     } finally {
       source.close();
+    }
+    // The copy went into the live file's WAL: written back here, not by the app's next write
+    // (its automatic checkpoint would copy the whole database on the app's event loop).
+    const target = new BetterSqlite3(input.target, { fileMustExist: true, ...bindingOption(nativeBinding) });
+    try {
+      target.pragma('wal_checkpoint(PASSIVE)');
+    } finally {
+      target.close();
     }
     return null;
   },

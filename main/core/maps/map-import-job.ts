@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { MapImportJob } from '../../../shared/jobs.js';
 import { ServiceError } from '../errors.js';
-import type { JobOutcome } from '../jobs/jobs.js';
+import { cancelledOr, type JobOutcome } from '../jobs/jobs.js';
 import type { Services } from '../services.js';
 import type { ImportOptions } from './packages.js';
 
@@ -22,8 +22,7 @@ export function startMapImport(s: Services, file: MapImportFile): MapImportJob {
       const pkg = await s.maps.importFile(file.path, { ...file, signal: job.signal, progress: job.progress });
       return { state: 'done', report: pkg, error: null };
     } catch (error) {
-      if (job.signal.aborted) return { state: 'cancelled', report: null, error: null };
-      throw error;
+      return cancelledOr(job, error);
     }
   });
 }

@@ -3,6 +3,7 @@ import { MAX_TILE_BYTES, vectorSchema } from '../../../shared/maps.js';
 import { BadPackage, tileRangeBounds, type ArchiveInfo, type TileArchive } from './archive.js';
 import { tileSource, type TileSource } from './mbtiles-schema.js';
 import { inflated, sniffTileFormat, vectorLayers } from './tile-bytes.js';
+import { bindingOption } from '../store/database-file.js';
 
 /** Tiles read to learn a vector package's layers when its metadata does not list them. */
 const SAMPLES = 16;
@@ -34,7 +35,7 @@ export class MbtilesArchive implements TileArchive {
   private readonly byTile: Statement<[number, number, number], TileRow>;
 
   constructor(file: string, nativeBinding?: string) {
-    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
+    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, ...bindingOption(nativeBinding) });
     try {
       const s = tileSource(db);
       this.source = s;

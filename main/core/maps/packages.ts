@@ -1,7 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { copyCounted } from '../jobs/copy-counted.js';
 import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { MAX_PACKAGE_NAME, TILE_CONTENT_TYPES, type MapContainer, type MapPackage } from '../../../shared/maps.js';
@@ -10,7 +8,7 @@ import { creditFromHtml } from '../settings/html-credit.js';
 import { newUuid } from '../store/new-uuid.js';
 import { PRIVATE_FILE_MODE } from '../store/database-file.js';
 import type { JobPhase, JobProgress } from '../../../shared/jobs.js';
-import { runSideTask, SideTaskFailed } from '../jobs/side-process.js';
+import { runSideTask, SideTaskFailed, type SideLauncher } from '../jobs/side-process.js';
 import { BadPackage, type ArchiveInfo, type TileArchive } from './archive.js';
 import { describePackage, openArchive } from './describe.js';
 
@@ -39,6 +37,13 @@ export interface ImportOptions {
  * under a second for a sound file of gigabytes); past it the reader is killed and the file refused.
  */
 export const MAX_PACKAGE_READ_MS = 30_000;
+
+/** How a package's file is read: better-sqlite3's addon, the time limit (tests lower it), the side process's launcher. */
+export interface PackageReading {
+  nativeBinding?: string | undefined;
+  readLimitMs?: number;
+  launcher?: SideLauncher | undefined;
+}
 
 /** A Cancel, as the import sees it (the job that asked for it ends cancelled). */
 const cancelled = (): Error => new Error('the import was cancelled: nothing of it was kept');
@@ -79,19 +84,6 @@ async function syncFile(file: string): Promise<void> {
   }
 }
 
-/** A copy that says how far it got and stops at a Cancel (a package can be gigabytes). */
-async function copyCounted(source: string, target: string, options: ImportOptions): Promise<void> {
-  let bytes = 0;
-  const counted = new Transform({
-    transform(chunk: Buffer, _encoding, next) {
-      bytes += chunk.length;
-      options.progress?.({ bytes });
-      next(null, chunk);
-    },
-  });
-  await pipeline(createReadStream(source), counted, createWriteStream(target, { mode: PRIVATE_FILE_MODE, flags: 'wx' }), { signal: options.signal });
-}
-
 /** Writes a small file so that a crash leaves the old one or the new one, never half of it. */
 function writeDurably(file: string, text: string): void {
   const part = `${file}.part`;
@@ -118,9 +110,7 @@ export class MapPackages {
   constructor(
     private readonly dir: string | undefined,
     private readonly now: () => number,
-    private readonly nativeBinding?: string,
-    /** MAX_PACKAGE_READ_MS; tests lower it. */
-    private readonly readLimitMs = MAX_PACKAGE_READ_MS,
+    private readonly side: PackageReading = {},
   ) {
     if (dir !== undefined && existsSync(dir)) this.sweep(dir);
   }
@@ -197,7 +187,7 @@ export class MapPackages {
       step('copying');
       placed = fileOf(dir, pkg);
       if (options.move) renameSync(source, placed);
-      else await copyCounted(source, placed, options);
+      else await copyCounted(source, placed, { signal: options.signal, onBytes: (bytes) => options.progress?.({ bytes }), mode: PRIVATE_FILE_MODE });
       // Private, as the data folder's other files: a copy takes its source's mode (0644 from the CLI).
       chmodSync(placed, PRIVATE_FILE_MODE);
       await syncFile(placed);
@@ -270,14 +260,14 @@ export class MapPackages {
   }
 
   private archive(file: string, container: MapContainer): TileArchive {
-    return openArchive(file, container, this.nativeBinding);
+    return openArchive(file, container, this.side.nativeBinding);
   }
 
   /** What the file says about itself (describe.ts): a stranger's file is read in a side process, killed when late. */
   private async described(file: string, container: MapContainer, options: ImportOptions): Promise<ArchiveInfo> {
-    if (options.trusted) return describePackage(file, container, this.nativeBinding);
+    if (options.trusted) return describePackage(file, container, this.side.nativeBinding);
     try {
-      return await runSideTask('describe-package', { file, container }, { timeoutMs: this.readLimitMs, signal: options.signal, nativeBinding: this.nativeBinding });
+      return await runSideTask('describe-package', { file, container }, { timeoutMs: this.side.readLimitMs ?? MAX_PACKAGE_READ_MS, signal: options.signal, nativeBinding: this.side.nativeBinding, launcher: this.side.launcher });
     } catch (error) {
       if (!(error instanceof SideTaskFailed) || error.why === 'cancelled') throw error;
       throw new BadPackage(error.why === 'refused' ? error.message : `it could not be read: ${error.message}`);

@@ -130,3 +130,6 @@ export const damagedFileError = (file: string, detail: string): DatabaseFileErro
 /** SQLite's answers that mean the file itself is not a sound database. */
 export const isDamage = (error: unknown): error is Error & { code: string } =>
   error instanceof Error && 'code' in error && (error.code === 'SQLITE_CORRUPT' || error.code === 'SQLITE_NOTADB' || String(error.code).startsWith('SQLITE_CORRUPT_'));
+
+/** better-sqlite3's option for its addon, where it is not the default (Electron's build): none otherwise. */
+export const bindingOption = (nativeBinding: string | undefined): { nativeBinding?: string } => (nativeBinding ? { nativeBinding } : {});

@@ -1,6 +1,6 @@
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { chmodSync, existsSync } from 'node:fs';
-import { createPrivateFile, PRIVATE_FILE_MODE } from '../store/database-file.js';
+import { createPrivateFile, PRIVATE_FILE_MODE, bindingOption } from '../store/database-file.js';
 
 export interface CachedTile {
   data: Buffer;
@@ -49,7 +49,7 @@ export class TileCacheStore {
 
   constructor(file: string, nativeBinding?: string) {
     if (file !== ':memory:') privateCache(file);
-    this.db = new BetterSqlite3(file, nativeBinding ? { nativeBinding } : {});
+    this.db = new BetterSqlite3(file, bindingOption(nativeBinding));
     // A cache: losing its last writes in a power cut costs a download, never data.
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useOutcomeFocus } from '../jobs/useOutcomeFocus';
 import { JOB_PHASES, type RestoreJob } from '../../../shared/jobs';
 import { readableDate } from '../ui/format';
 
@@ -21,17 +21,8 @@ function outcomeOf(job: RestoreJob): string {
  * the Cancel it replaces had focus.
  */
 export function RestoreProgress({ job, onCancel }: { job: RestoreJob | undefined; onCancel: () => void }) {
-  const outcomeRef = useRef<HTMLParagraphElement>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  const cancelHadFocus = useRef(false);
   const running = job?.state === 'running';
-  if (running) cancelHadFocus.current = cancelRef.current !== null && document.activeElement === cancelRef.current;
-  useEffect(() => {
-    if (!running && cancelHadFocus.current) {
-      cancelHadFocus.current = false;
-      outcomeRef.current?.focus();
-    }
-  }, [running]);
+  const { outcomeRef, cancelRef } = useOutcomeFocus(running);
   const failed = job?.state === 'failed' || job?.state === 'interrupted';
   const p = job?.progress;
   const stoppable = p !== undefined && p.cancellable && !p.cancelling;

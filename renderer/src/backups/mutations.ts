@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { RestoreJob } from '../../../shared/jobs';
 import { useCancelJob } from '../jobs/mutations';
-import { jobKeys, useJob, useRecentJobs } from '../jobs/queries';
+import { jobKeys, seedJob, useJob, useRecentJobs } from '../jobs/queries';
 import { useOperation } from '../operation';
 import { backupsKeys } from './queries';
 
@@ -24,21 +24,37 @@ export function useRestore() {
   const starter = useStartRestore();
   const cancelJob = useCancelJob();
   const [jobId, setJobId] = useState<string | undefined>();
-  const runningNow = useRecentJobs().data?.find((j) => j.kind === 'restore' && j.state === 'running');
+  // After a reload, a restore still running is the one shown: picked up once, from the first list.
+  const recent = useRecentJobs();
+  const pickedUp = useRef(false);
   useEffect(() => {
-    if (jobId === undefined && runningNow) setJobId(runningNow.id);
-  }, [jobId, runningNow]);
+    if (pickedUp.current || !recent.data) return;
+    pickedUp.current = true;
+    const runningNow = recent.data.find((j) => j.kind === 'restore' && j.state === 'running');
+    if (runningNow) setJobId((now) => now ?? runningNow.id);
+  }, [recent.data]);
   const watched = useJob(jobId);
   const job: RestoreJob | undefined = watched.data?.kind === 'restore' ? watched.data : undefined;
   const refreshed = useRef<string | undefined>(undefined);
   useEffect(() => {
     if (job === undefined || job.state === 'running' || refreshed.current === job.id) return;
     refreshed.current = job.id;
-    void queryClient.invalidateQueries({ queryKey: job.state === 'done' ? [] : backupsKeys.all });
+    // Replaced, every piece of data is read again (the empty key matches every query); else the list and the jobs.
+    if (job.state === 'done') void queryClient.invalidateQueries({ queryKey: [] });
+    else for (const queryKey of [backupsKeys.all, jobKeys.all]) void queryClient.invalidateQueries({ queryKey });
   }, [job, queryClient]);
   const start = (name: string): void => {
+    pickedUp.current = true;
     setJobId(undefined);
-    starter.mutate({ name }, { onSuccess: (started) => setJobId(started.id) });
+    starter.mutate(
+      { name },
+      {
+        onSuccess: (started) => {
+          seedJob(queryClient, started);
+          setJobId(started.id);
+        },
+      },
+    );
   };
   return {
     job,

@@ -1,4 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, type QueryClient } from '@tanstack/react-query';
+import type { JobView } from '../../../shared/jobs';
 import { call } from '../transport';
 
 export const jobKeys = {
@@ -27,3 +28,8 @@ export const useClientJobs = (clientId: string) => useQuery({ queryKey: jobKeys.
 
 /** The newest jobs of every kind (a restore, a map package's import), newest first. */
 export const useRecentJobs = () => useQuery({ queryKey: jobKeys.recent, queryFn: () => call('jobs.list', {}) });
+
+/** A job just started, shown at once from its start's answer, before the first poll comes back. */
+export const seedJob = (queryClient: QueryClient, job: JobView): void => {
+  queryClient.setQueryData(jobKeys.one(job.id), job);
+};

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { CSV_FLAVOUR_LABELS, CSV_FLAVOURS, EXPORT_FORMATS, FILE_FORMATS, FLAVOURED_FORMATS, formatNames, type CsvFlavour } from '../../../shared/file-formats';
 import type { ExportJob } from '../../../shared/jobs';
+import { useOutcomeFocus } from '../jobs/useOutcomeFocus';
 import { FormError } from '../ui/Field';
 import { useExportPois } from './mutations';
 
@@ -26,16 +27,7 @@ export function ExportPois({ clientId }: { clientId: string }) {
   const [csvFlavour, setCsvFlavour] = useState<CsvFlavour>('spreadsheet');
   const { job } = exporter;
   const running = exporter.starting || job?.state === 'running';
-  const outcomeRef = useRef<HTMLParagraphElement>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  const cancelHadFocus = useRef(false);
-  if (job?.state === 'running') cancelHadFocus.current = cancelRef.current !== null && document.activeElement === cancelRef.current;
-  useEffect(() => {
-    if (job && job.state !== 'running' && cancelHadFocus.current) {
-      cancelHadFocus.current = false;
-      outcomeRef.current?.focus();
-    }
-  }, [job]);
+  const { outcomeRef, cancelRef } = useOutcomeFocus(job?.state === 'running');
   const failed = job?.state === 'failed' || job?.state === 'interrupted';
   return (
     <div className="export-pois" role="group" aria-label="Export POIs">

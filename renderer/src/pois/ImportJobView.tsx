@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useOutcomeFocus } from '../jobs/useOutcomeFocus';
 import type { ImportJob } from '../../../shared/jobs';
 import { ImportReportView } from './ImportReportView';
 
@@ -25,18 +25,8 @@ export function outcomeOf(job: ImportJob): string | undefined {
  */
 export function ImportJobView({ clientId, job, onCancel, announce = false }: { clientId: string; job: ImportJob; onCancel?: () => void; announce?: boolean }) {
   const verb = job.kind === 'check' ? 'Checking' : 'Importing';
-  const outcomeRef = useRef<HTMLParagraphElement>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  const cancelHadFocus = useRef(false);
   const running = job.state === 'running';
-  // Read at each render while it runs (the progress is asked for every 300 ms), before React removes the button.
-  if (running) cancelHadFocus.current = cancelRef.current !== null && document.activeElement === cancelRef.current;
-  useEffect(() => {
-    if (!running && cancelHadFocus.current) {
-      cancelHadFocus.current = false;
-      outcomeRef.current?.focus();
-    }
-  }, [running]);
+  const { outcomeRef, cancelRef } = useOutcomeFocus(running);
   const outcome = running ? undefined : outcomeOf(job);
   const failed = job.state === 'failed' || job.state === 'interrupted' || (job.state === 'cancelled' && outcome !== undefined && !outcome.endsWith('nothing was changed.'));
   const { rows, bytes, totalBytes, cancelling, undoing } = job.progress;

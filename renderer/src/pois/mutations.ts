@@ -1,13 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { Answer } from '../../../shared/contract';
 import type { CsvFlavour, ExportFormat, ImportFormat } from '../../../shared/file-formats';
 import { isImportJob, type ExportJob, type JobView } from '../../../shared/jobs';
 import { useCancelJob } from '../jobs/mutations';
-import { jobKeys, useClientJobs, useJob } from '../jobs/queries';
+import { jobKeys, seedJob, useClientJobs, useJob } from '../jobs/queries';
 import { categoryKeys } from '../categories/queries';
 import { useOperation } from '../operation';
-import { ConsoleError, downloadExport, inBrowserMode, uploadImport } from '../transport';
+import { ConsoleError, inBrowserMode, uploadImport } from '../transport';
+import { download, downloadFailure, followExport, shownExport, subscribeExports } from './exportDownloads';
 import { POI_FORM_FIELDS } from './fields';
 import { reportKeys } from '../reports/queries';
 import { poiKeys } from './queries';
@@ -57,43 +58,37 @@ const useStartExport = () => useOperation('exports.start', () => [jobKeys.all]);
 /**
  * An export as a job: started by a format button (browser mode) or after the save dialog (the
  * desktop app), its rows of the client's count asked for while it runs, Cancel stopping it with
- * no file left. Once done, browser mode downloads its file (and can again).
+ * no file left. Once done, browser mode downloads its file (and can again), even when this
+ * panel was closed meanwhile (exportDownloads.ts).
  */
 export function useExportPois(clientId: string) {
+  const queryClient = useQueryClient();
   const dialog = useExportDialog();
   const starter = useStartExport();
   const cancelJob = useCancelJob();
-  const [jobId, setJobId] = useState<string | undefined>();
-  const [error, setError] = useState<string | undefined>();
+  const jobId = useSyncExternalStore(subscribeExports, () => shownExport(clientId));
+  const failure = useSyncExternalStore(subscribeExports, () => downloadFailure(jobId));
   const watched = useJob(jobId);
   const job = watched.data?.kind === 'export' ? watched.data : undefined;
-  const fetched = useRef<string | undefined>(undefined);
-  const download = (id: string): void => {
-    downloadExport(id).catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)));
-  };
-  useEffect(() => {
-    // Once, when it is done: the browser saves the file.
-    if (!inBrowserMode || job?.state !== 'done' || fetched.current === job.id) return;
-    fetched.current = job.id;
-    download(job.id);
-  }, [job]);
   const start = (format: ExportFormat, csvFlavour: CsvFlavour): void => {
-    setError(undefined);
-    setJobId(undefined);
-    const onSuccess = (started: ExportJob | null): void => setJobId(started?.id);
+    const onSuccess = (started: ExportJob | null): void => {
+      if (!started) return;
+      seedJob(queryClient, started);
+      followExport(clientId, started.id);
+    };
     if (inBrowserMode) starter.mutate({ clientId, format, csvFlavour }, { onSuccess });
     else dialog.mutate({ clientId, format, csvFlavour }, { onSuccess });
   };
   return {
     job,
     starting: starter.isPending || dialog.isPending,
-    error: error ?? starter.errors.form ?? dialog.errors.form ?? watched.error?.message,
+    error: starter.errors.form ?? dialog.errors.form ?? failure ?? watched.error?.message,
     start,
     cancel: (): void => {
       if (jobId) cancelJob.mutate({ id: jobId });
     },
     downloadAgain: (): void => {
-      if (job) download(job.id);
+      if (job) void download(job.id);
     },
   };
 }

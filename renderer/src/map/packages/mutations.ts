@@ -4,7 +4,7 @@ import type { Answer } from '../../../../shared/contract';
 import { JOB_PHASES, type MapImportJob } from '../../../../shared/jobs';
 import type { MapPackage } from '../../../../shared/maps';
 import { useCancelJob } from '../../jobs/mutations';
-import { jobKeys, useJob } from '../../jobs/queries';
+import { jobKeys, seedJob, useJob } from '../../jobs/queries';
 import { useOperation } from '../../operation';
 import { ConsoleError, inBrowserMode, uploadMapPackage } from '../../transport';
 import { mapPackageKeys } from './queries';
@@ -68,13 +68,20 @@ export function useImportPackage(onImported: (pkg: MapPackage) => void) {
 
   const started = (answer: Answer<MapImportJob | null>): void => {
     if (!answer.ok) setError(new ConsoleError(answer.error).message);
-    else if (answer.value) setJobId(answer.value.id);
+    else if (answer.value) {
+      seedJob(queryClient, answer.value);
+      setJobId(answer.value.id);
+    }
   };
 
   /** Browser mode: the file sent, then imported by its job. */
   const start = async (file: File): Promise<void> => {
     if (!inBrowserMode) return;
-    controller.current?.abort();
+    // One at a time: a second file dropped meanwhile would take the first one's Cancel and report.
+    if (controller.current !== undefined || jobId !== undefined) {
+      setError(`${file.name} was not imported: another map package is being imported. Wait for it to end, or cancel it.`);
+      return;
+    }
     const abort = new AbortController();
     controller.current = abort;
     setError(undefined);
@@ -85,8 +92,10 @@ export function useImportPackage(onImported: (pkg: MapPackage) => void) {
     } catch (e) {
       if (!(e instanceof DOMException && e.name === 'AbortError')) setError(e instanceof Error ? e.message : String(e));
     } finally {
-      if (controller.current === abort) controller.current = undefined;
-      setSending(undefined);
+      if (controller.current === abort) {
+        controller.current = undefined;
+        setSending(undefined);
+      }
     }
   };
   /** The desktop app: the system's open dialog picks the file. */
