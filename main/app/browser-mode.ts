@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import { consoleAddress, consoleOptions } from './console.js';
 import { liveConsoleToken } from './console-token.js';
 import { startHost } from './host.js';
+import { hostLogger } from './host-log.js';
 
 export const DEFAULT_CONSOLE_PORT = 4780;
 
@@ -32,17 +33,18 @@ export interface RunningConsole {
  */
 export async function startBrowserMode(options: BrowserModeOptions): Promise<RunningConsole> {
   const log = options.log ?? console.log;
+  const logger = hostLogger({ format: 'pretty', write: (text) => log(text.trimEnd()) });
   const fixed = options.token;
   const token = fixed === undefined ? liveConsoleToken(dirname(options.file)) : () => fixed;
   const core = createCore({ file: options.file });
   let port: number | undefined;
   const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`), () => port);
   const sync = new SyncAgent(core.syncSide, dirname(options.file), { auto: true });
-  const opts = consoleOptions(core, listener, (e) => log(`console error: ${String(e)}`), token, sync);
+  const opts = consoleOptions(core, listener, (e) => logger.error({ err: e }, 'a console operation failed'), token, sync);
   let server = new ApiServer(core, { host: '127.0.0.1', port: options.port ?? DEFAULT_CONSOLE_PORT, api: false, console: opts });
   const running = await startHost({
     core,
-    log,
+    logger,
     sampleMap: options.sampleMap !== false,
     sync,
     open: async () => {

@@ -1,11 +1,14 @@
+import type { Logger } from 'pino';
 import type { Core } from '../core/service.js';
+import { logCoreEvents } from './host-log.js';
 import type { SyncAgent } from '../sync/agent.js';
 import { importSampleMap } from './sample-map.js';
 
 /** What a host (the desktop, browser mode, `cli serve`) brings to the one lifecycle. */
 export interface HostParts {
   core: Core;
-  log: (line: string) => void;
+  /** The host's log (host-log.ts): what the core tells it is written there while the host runs. */
+  logger: Logger;
   /** Import the sample city on a first start (the end-to-end tests keep their own maps). */
   sampleMap: boolean;
   /** What the host serves on: its listeners, its window. Opened once the core is warm. */
@@ -36,12 +39,14 @@ export interface RunningHost {
  */
 export async function startHost(parts: HostParts): Promise<RunningHost> {
   const { core } = parts;
+  const unlog = logCoreEvents(core, parts.logger);
   try {
-    if (parts.sampleMap) await importSampleMap(core, parts.log);
+    if (parts.sampleMap) await importSampleMap(core, (line) => parts.logger.info(line));
     await core.warmUp();
     await parts.open();
   } catch (error) {
     core.close();
+    unlog();
     throw error;
   }
   core.backups.startDaily();
@@ -56,6 +61,7 @@ export async function startHost(parts: HostParts): Promise<RunningHost> {
         // A restore replacing the data finishes first; other jobs are left to the next start.
         await core.jobs.finishUncancellable();
         core.close();
+        unlog();
       })()),
   };
 }

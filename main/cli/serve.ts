@@ -2,6 +2,7 @@ import { consoleAddress, consoleOptions, fixedListener } from '../app/console.js
 import { SyncAgent } from '../sync/agent.js';
 import { liveConsoleToken } from '../app/console-token.js';
 import { startHost } from '../app/host.js';
+import { hostLogger } from '../app/host-log.js';
 import { ensureRenderer } from '../build/renderer.js';
 import { offlineLoadStats } from '../core/geocode/index.js';
 import { createCore } from '../core/service.js';
@@ -50,11 +51,12 @@ export async function runServe(options: CliOptions): Promise<number> {
   const consoleOpts = consoleOptions(core, listener, (e) => console.error('console error:', e), token, sync);
   const server = new ApiServer(core, { host, port, console: consoleOpts, replyMemo: caching });
   server.on('request', bufferedRequestLog());
-  server.on('error', (e) => console.error(`error: ${e.message}`));
+  server.on('error', (e) => logger.error({ err: e }, 'the API failed a request'));
   // Warmed up before the listener opens (app/host.ts): the offline geocoder is loaded by then.
+  const logger = hostLogger({ format: 'pretty' });
   const running = await startHost({
     core,
-    log: (line) => console.log(line),
+    logger,
     sampleMap: true,
     sync,
     open: async () => {

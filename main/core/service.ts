@@ -19,6 +19,7 @@ import { ServiceError } from './errors.js';
 import type { OnlineTiles } from './tiles/online-tiles.js';
 import type { SettingsStore } from './settings/settings.js';
 import { warmUp } from './warm-up.js';
+import type { CoreEvents } from './events.js';
 
 export type { CoreOptions } from './services.js';
 
@@ -40,6 +41,8 @@ export interface Core {
   heavy: Services['heavy'];
   /** Differs whenever anything has been committed since, by this process or another. */
   commitStamp(): string;
+  /** What the core tells its host's log; it writes to no stream itself. */
+  events: Pick<CoreEvents, 'on'>;
   /** The core's clock (tokens expire by it). */
   now(): number;
   /** The saved settings its host reads: the map's tile server (for the page's CSP), and the listener it owns. */
@@ -83,6 +86,7 @@ export function coreOver(s: Services): Core {
     heavy: s.heavy,
     commitStamp: () => s.stamp.read(),
     now: () => s.clock.now(),
+    events: s.events,
     settings: s.settings,
     maps: s.maps,
     startMapImport: (file) => startMapImport(s, file),

@@ -31,6 +31,7 @@ import { Tokens } from './tokens/tokens.js';
 import { Jobs } from './jobs/jobs.js';
 import { DATA_JOB_KINDS, describeJob } from '../../shared/jobs.js';
 import { Spool } from './jobs/spool.js';
+import { CoreEvents } from './events.js';
 import type { SideLauncher } from './jobs/side-process.js';
 import { recoverJob } from './jobs/recover.js';
 
@@ -62,6 +63,8 @@ export interface CoreOptions {
  */
 export interface Services {
   db: Database;
+  /** What the core tells its host's log (events.ts). */
+  events: CoreEvents;
   clock: Clock;
   clients: Clients;
   members: Members;
@@ -140,11 +143,13 @@ export function openServices(options: CoreOptions): Services {
   const onDisk = options.file !== ':memory:' && options.file !== '';
   const tileCache = new TileCacheStore(onDisk ? join(dirname(options.file), 'tile-cache.sqlite') : ':memory:', options.nativeBinding);
   const watch = new DataWatch(db);
-  const jobs = new Jobs(db, writes, clock);
+  const events = new CoreEvents();
+  const jobs = new Jobs(db, writes, clock, events);
   // The jobs a process died in (at start), or a restored backup brought back as running (after a restore).
   const recoverJobs = (): void => void jobs.recoverInterrupted((job, cause) => recoverJob(services, job, cause));
   const backups = new Backups({
     db,
+    events,
     file: onDisk ? options.file : undefined,
     clock,
     nativeBinding: options.nativeBinding,
@@ -166,6 +171,7 @@ export function openServices(options: CoreOptions): Services {
   const services: Services = {
     db,
     clock,
+    events,
     backups,
     jobs,
     importSpool: new Spool(onDisk ? join(dirname(options.file), 'imports') : undefined, 'upload'),

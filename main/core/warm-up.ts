@@ -10,6 +10,6 @@ export async function warmUp(core: Services): Promise<void> {
   try {
     if (isWarmable(core.geocoder)) await core.geocoder.warm();
   } catch (error) {
-    console.error('warm-up failed (the first requests will be slower):', error);
+    core.events.emit({ kind: 'warm-up-failed', error });
   }
 }

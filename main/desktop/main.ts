@@ -5,6 +5,7 @@ import { tileImageSource } from '../../shared/tiles.js';
 import { createInvoke } from '../app/console.js';
 import { desktopListener } from '../app/desktop-listener.js';
 import { startHost, type RunningHost } from '../app/host.js';
+import { hostLogger } from '../app/host-log.js';
 import { createCore, type Core } from '../core/service.js';
 import { bindingOption } from '../core/store/database-file.js';
 import { defaultDataDir, prepareDataDir } from '../data-dir.js';
@@ -76,9 +77,11 @@ app.whenReady().then(async () => {
     (id, z, x, y) => opened.maps.tile(id, z, x, y),
     (z, x, y) => opened.onlineTiles.tile(z, x, y),
   );
+  // A file in the data folder: the desktop app has no terminal to write to.
+  const logger = hostLogger({ file: join(defaultDataDir(), 'logs', 'main.log') });
   const listener = desktopListener(opened);
   const sync = new SyncAgent(opened.syncSide, defaultDataDir(), { auto: true });
-  handleConsoleIpc(createInvoke(opened, listener, (e) => console.error('console error:', e), sync), {
+  handleConsoleIpc(createInvoke(opened, listener, (e) => logger.error({ err: e }, 'a console operation failed'), sync), {
     importMap: () => importFromDialog(opened),
     exportPois: (input) => exportToDialog(opened, input),
     importPois: (input) => importToClient(opened, input),
@@ -86,7 +89,7 @@ app.whenReady().then(async () => {
   // The one lifecycle (app/host.ts): warmed up before the listener and the window open.
   running = await startHost({
     core: opened,
-    log: (line) => console.log(line),
+    logger,
     sampleMap: true,
     sync,
     open: async () => {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBrowserMode } from '../../main/app/browser-mode.js';
 import { desktopListener } from '../../main/app/desktop-listener.js';
@@ -22,6 +23,7 @@ import { freePort } from '../support/free-port.js';
  * same lifecycle in this process.
  */
 const root = join(import.meta.dirname, '..', '..');
+const quiet = pino({ enabled: false });
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -81,7 +83,7 @@ describe('the one host lifecycle', () => {
     const listener = desktopListener(core);
     const running = await startHost({
       core,
-      log: () => undefined,
+      logger: quiet,
       sampleMap: false,
       sync: new SyncAgent(core.syncSide, dir, { auto: true }),
       open: () => listener.restore(),
@@ -109,7 +111,7 @@ describe('the one host lifecycle', () => {
       const { port } = central.address() as AddressInfo;
       saveTarget(dir, { url: `http://127.0.0.1:${port}`, credential: 'device.secret' });
       const sync = new SyncAgent(core.syncSide, dir, { auto: true, minBackoffMs: 20, intervalMs: 20 });
-      const running = await startHost({ core, log: () => undefined, sampleMap: false, sync, open: async () => undefined, close: async () => undefined });
+      const running = await startHost({ core, logger: quiet, sampleMap: false, sync, open: async () => undefined, close: async () => undefined });
       while (asked === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       const stopped = running.stop();
       // Before: stop() returned at once, the sync went on, and its end armed the next attempt.

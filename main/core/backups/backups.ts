@@ -12,6 +12,7 @@ import { runSideTask, SideTaskFailed, type SideLauncher } from '../jobs/side-pro
 import type { SideTasks } from '../jobs/side-tasks.js';
 import { backupName, ensureFolder, isBackupName, listBackups } from './files.js';
 import { processAlive } from '../process-alive.js';
+import type { CoreEvents } from '../events.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long checking a file to restore may take (`integrity_check` reads every page: minutes for gigabytes); past it the file is refused. */
@@ -47,6 +48,8 @@ export interface BackupsOptions {
   file: string | undefined;
   clock: Clock;
   nativeBinding: string | undefined;
+  /** Where a failed daily backup is told (the host's log). */
+  events: CoreEvents;
   /** How its side processes are started (jobs/side-process.ts). */
   launcher?: SideLauncher | undefined;
   /** How many daily backups to keep (the setting, read at each daily run). */
@@ -266,7 +269,7 @@ export class Backups {
     this.stopped = false;
     const tick = (): void => {
       this.dailyIfDue().catch((error: unknown) => {
-        if (!this.stopped) console.error('daily backup failed:', error instanceof Error ? error.message : error);
+        if (!this.stopped) this.o.events.emit({ kind: 'daily-backup-failed', error });
       });
     };
     this.timer = setTimeout(() => {

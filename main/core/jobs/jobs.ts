@@ -3,6 +3,7 @@ import type { ImportReport } from '../../../shared/exports.js';
 import type { UndoReply } from '../../../shared/wire.js';
 import { isImportJob, KEPT_JOBS, REPORT_ENTRIES_SHOWN, type JobKind, type JobProgress, type JobState, type JobView } from '../../../shared/jobs.js';
 import type { Clock } from '../clock.js';
+import type { CoreEvents } from '../events.js';
 import { ServiceError } from '../errors.js';
 import { newUuid } from '../store/new-uuid.js';
 import { SYSTEM, type WritePath } from '../store/write-path.js';
@@ -125,6 +126,7 @@ export class Jobs {
     db: Database,
     private readonly writes: WritePath,
     private readonly clock: Clock,
+    private readonly events: CoreEvents,
   ) {
     this.insert = db.prepare(
       'INSERT INTO jobs (id, kind, client_id, label, target, state, pid, instance, seen_at, started_at, ended_at, progress, report, error) VALUES (@id, @kind, @client_id, @label, @target, @state, @pid, @instance, @seen_at, @started_at, @ended_at, @progress, @report, @error)',
@@ -275,7 +277,7 @@ export class Jobs {
         return;
       } catch (error) {
         if (attempt >= 30 || this.abandoned) {
-          console.error(`job ${view.id} ended ${view.state}, but its end could not be kept:`, error);
+          this.events.emit({ kind: 'job-end-not-kept', jobId: view.id, state: view.state, error });
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 1_000));
