@@ -1,34 +1,11 @@
 import { useEffect, useState } from 'react';
-import { ActivityPanel } from './activity/ActivityPanel';
-import { BackupsPanel } from './backups/BackupsPanel';
-import { CategoriesPanel } from './categories/CategoriesPanel';
-import { ClientsPanel } from './clients/ClientsPanel';
-import { DuplicatesPanel } from './duplicates/DuplicatesPanel';
 import { useClients } from './clients/queries';
-import { ListenerPanel } from './listener/ListenerPanel';
 import { PoiMap, type Focus } from './map/PoiMap';
-import { MembersPanel } from './members/MembersPanel';
-import { ReportsPanel } from './reports/ReportsPanel';
 import { PoiDetails } from './pois/PoiDetails';
 import { PoiForm } from './pois/PoiForm';
-import { SearchPanel } from './pois/SearchPanel';
-import { SettingsPanel } from './settings/SettingsPanel';
-import { SyncPanel } from './sync/SyncPanel';
-import { rememberClient, rememberedClient, type Panel, type PanelKind } from './state';
+import { isTab, TAB_KINDS, TAB_PANELS, type PanelContext } from './panels';
+import { rememberClient, rememberedClient, type Panel } from './state';
 
-const TABS: Array<[PanelKind, string]> = [
-  ['search', 'Search'],
-  ['reports', 'Reports'],
-  ['activity', 'Activity'],
-  ['duplicates', 'Duplicates'],
-  ['members', 'Members'],
-  ['categories', 'Categories'],
-  ['clients', 'Client applications'],
-  ['listener', 'Listener'],
-  ['settings', 'Settings'],
-  ['backups', 'Backups'],
-  ['sync', 'Sync'],
-];
 
 export function App() {
   const clients = useClients();
@@ -70,6 +47,24 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey);
   }, [panel]);
 
+  const tab = isTab(panel.kind) ? TAB_PANELS[panel.kind] : undefined;
+  const context: PanelContext = {
+    // Read only by panels that need a client, rendered only when there is one.
+    clientId: clientId ?? '',
+    selected: clientId,
+    selectClient,
+    openPoi: (poi) => setPanel({ kind: 'poi', poi }),
+    search: {
+      filter,
+      onFilter: setFilter,
+      onPick: (poi) => {
+        setFocus({ lat: poi.latitude, lng: poi.longitude, at: Date.now() });
+        setPanel({ kind: 'poi', poi: poi.id });
+      },
+      onAddAtCentre: () => setPanel({ kind: 'poi-add', lat: centre.lat, lng: centre.lng, byKeyboard: true }),
+    },
+  };
+
   return (
     <div className="app">
       <header className="topbar">
@@ -85,9 +80,9 @@ export function App() {
           </select>
         </label>
         <nav aria-label="Panels">
-          {TABS.map(([kind, label]) => (
-            <button key={kind} type="button" aria-pressed={panel.kind === kind} onClick={() => setPanel({ kind } as Panel)}>
-              {label}
+          {TAB_KINDS.map((kind) => (
+            <button key={kind} type="button" aria-pressed={panel.kind === kind} onClick={() => setPanel({ kind })}>
+              {TAB_PANELS[kind].label}
             </button>
           ))}
         </nav>
@@ -144,31 +139,8 @@ export function App() {
               onOpenPoi={(poi) => setPanel({ kind: 'poi', poi })}
             />
           )}
-          {panel.kind === 'search' && clientId && (
-            <SearchPanel
-              clientId={clientId}
-              filter={filter}
-              onFilter={setFilter}
-              onPick={(poi) => {
-                setFocus({ lat: poi.latitude, lng: poi.longitude, at: Date.now() });
-                setPanel({ kind: 'poi', poi: poi.id });
-              }}
-              onAddAtCentre={() => setPanel({ kind: 'poi-add', lat: centre.lat, lng: centre.lng, byKeyboard: true })}
-            />
-          )}
-          {panel.kind === 'reports' && clientId && <ReportsPanel clientId={clientId} onOpen={(poi) => setPanel({ kind: 'poi', poi })} />}
-          {panel.kind === 'duplicates' && clientId && <DuplicatesPanel clientId={clientId} onOpen={(poi) => setPanel({ kind: 'poi', poi })} />}
-          {panel.kind === 'activity' && clientId && <ActivityPanel clientId={clientId} onOpen={(poi) => setPanel({ kind: 'poi', poi })} />}
-          {panel.kind === 'members' && clientId && <MembersPanel clientId={clientId} />}
-          {panel.kind === 'categories' && clientId && <CategoriesPanel clientId={clientId} />}
-          {panel.kind === 'clients' && <ClientsPanel selected={clientId} onSelect={selectClient} />}
-          {panel.kind === 'listener' && <ListenerPanel />}
-          {panel.kind === 'settings' && <SettingsPanel />}
-          {panel.kind === 'backups' && <BackupsPanel />}
-          {panel.kind === 'sync' && <SyncPanel />}
-          {!clientId && panel.kind !== 'clients' && panel.kind !== 'listener' && panel.kind !== 'settings' && panel.kind !== 'backups' && panel.kind !== 'sync' && (
-            <p>No client application yet. Open “Client applications” to create one.</p>
-          )}
+          {tab && (!tab.needsClient || clientId) && tab.render(context)}
+          {tab?.needsClient && !clientId && <p>No client application yet. Open “Client applications” to create one.</p>}
         </aside>
       </main>
     </div>

@@ -1,21 +1,13 @@
-/** What the side panel shows. */
+import type { TabKind } from './panels';
+
+/** What the side panel shows: a POI's details or form, or one of the tab bar's panels (panels.tsx). */
 export type Panel =
   /** `byKeyboard`: opened from the panel (add at the centre), so focus goes to the form. */
   | { kind: 'poi-add'; lat: number; lng: number; byKeyboard?: boolean }
   /** `saved`: just saved by the form, so focus goes to the result. */
   | { kind: 'poi'; poi: number; saved?: boolean }
   | { kind: 'poi-edit'; poi: number }
-  | { kind: 'search' }
-  | { kind: 'reports' }
-  | { kind: 'activity' }
-  | { kind: 'duplicates' }
-  | { kind: 'members' }
-  | { kind: 'categories' }
-  | { kind: 'clients' }
-  | { kind: 'listener' }
-  | { kind: 'settings' }
-  | { kind: 'backups' }
-  | { kind: 'sync' };
+  | { kind: TabKind };
 
 export type PanelKind = Panel['kind'];
 

@@ -75,6 +75,12 @@ answer.maxRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
 process.stdout.write(JSON.stringify(answer));
 `;
 
+/**
+ * A refusal comes within this: the file is read in a side process (started with tsx from the
+ * sources: one to two seconds on a busy machine), which refuses it in milliseconds.
+ */
+const REFUSED_WITHIN_MS = 8_000;
+
 /** Kills the child after this long: the old reader never answered a file made to run without end. */
 const PROBE_KILL_MS = 20_000;
 
@@ -115,7 +121,7 @@ describe('MBTiles: only plain tables are read, with the app\'s own SQL', () => {
     // Before: no answer; `min(zoom_level)` over the view ran until the child was killed.
     expect(answer.timedOut).toBeUndefined();
     expect(answer.refused).toMatchObject({ code: 'UNSUPPORTED_FORMAT', message: expect.stringMatching(/not an MBTiles file: its "tiles" is a view .*a valid MBTiles file keeps its tiles in a plain table "tiles"/) });
-    expect(answer.ms).toBeLessThan(3000);
+    expect(answer.ms).toBeLessThan(REFUSED_WITHIN_MS);
   }, 60_000);
 
   const refusals: Array<[string, string, RegExp]> = [
@@ -171,7 +177,7 @@ describe('MBTiles: only plain tables are read, with the app\'s own SQL', () => {
       const answer = await probe(sqliteFile('hostile.mbtiles', sql));
       expect(answer.timedOut).toBeUndefined();
       expect(answer.refused).toMatchObject({ code: 'UNSUPPORTED_FORMAT', message: expect.stringMatching(message) });
-      expect(answer.ms).toBeLessThan(3000);
+      expect(answer.ms).toBeLessThan(REFUSED_WITHIN_MS);
     }, 60_000);
   }
 
@@ -212,7 +218,7 @@ describe('MBTiles: only plain tables are read, with the app\'s own SQL', () => {
     expect(answer.timedOut).toBeUndefined();
     expect(answer.imported).toMatchObject({ name: 'hostile' });
     expect(answer.tile).toBe(solidPng([10, 20, 30]).byteLength);
-    expect(answer.ms).toBeLessThan(3000);
+    expect(answer.ms).toBeLessThan(REFUSED_WITHIN_MS);
   }, 60_000);
 
   it('reads Planetiler\'s compact layout ("tiles_shallow" and "tiles_data") by joining them itself', async () => {
