@@ -52,8 +52,8 @@ const ZONES = {
     files: ['main/core/**'],
     bans: [electron, fastify, postgres, into(['http', 'desktop', 'app', 'central'], [], 'the core knows no transport: nothing from main/http, main/desktop, main/app or main/central'), entryPoints, renderer],
   },
-  sync: {
-    files: ['main/sync/**'],
+  'sync-client': {
+    files: ['main/sync-client/**'],
     bans: [electron, fastify, postgres, into(['http', 'desktop', 'app', 'central'], [], 'the sync client talks to the central over HTTP and to the core: nothing else'), entryPoints, renderer],
   },
   central: {
@@ -61,7 +61,7 @@ const ZONES = {
     bans: [
       electron,
       { regex: '^better-sqlite3(/|$)', message: "the central's store is PostgreSQL: SQLite is the desktop's" },
-      into(['core', 'http', 'desktop', 'app', 'sync'], [], 'the central shares rules with the desktop through shared/ only'),
+      into(['core', 'http', 'desktop', 'app', 'sync-client'], [], 'the central shares rules with the desktop through shared/ only'),
       entryPoints,
       renderer,
     ],
