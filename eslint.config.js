@@ -3,39 +3,33 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
+import zones from './eslint-rules/zones.js';
 
 /**
  * The zones of docs/design.md#zones, enforced: each zone's files may not import what the zone
- * forbids (statically, or with `import()`). Arrows only point down: desktop, http and cli ->
- * core -> shared; renderer -> shared; main/app composes a core with its transports.
+ * forbids (`import`, `export … from`, `import()`, `import x = require()`, `import('x').T`).
+ * Arrows only point down: desktop, http and cli -> core -> shared; renderer -> shared; main/app
+ * composes a core with its transports.
  *
- * Relative paths are matched by the zone folder they climb into (`../http/x.js`,
- * `../../main/http/x`): the zone folder names are kept unique inside each zone for that reason.
+ * The rule (eslint-rules/zones.js) resolves a relative import against the importing file and
+ * matches where it lands, so `../sync-client/x.js`, `./../sync-client/x.js` and
+ * `../../main/sync-client/x.js` are one import, and main/core/sync/ is not main/sync-client/.
  */
 
-/** @typedef {{ regex: string, message: string }} Ban */
+/** @typedef {import('./eslint-rules/zones.js').Ban} Ban */
 
-/**
- * Relative paths into other zones: folders (`../http/x.js`, `../../main/http/x`, `./http/x.js`
- * from main/) and top-level files (`../cli.js`).
- * @param {string[]} dirs @param {string[]} files @param {string} message @returns {Ban}
- */
-const into = (dirs, files, message) => {
-  const targets = [`(${dirs.join('|')})(/|$)`, ...(files.length ? [`(${files.join('|')})\\.js$`] : [])];
-  return { regex: `^(\\./|(\\.\\./)+)(main/)?(${targets.join('|')})`, message };
-};
+const ROOT = import.meta.dirname;
+/** Every zone message ends by citing where the zones are explained. @param {string} why */
+const cite = (why) => `${why} (docs/design.md#zones)`;
 
 const NODE = 'node builtins run in the main process only';
-const nodeBuiltins = /** @type {Ban[]} */ ([
-  { regex: '^node:', message: NODE },
-  { regex: String.raw`^(${builtinModules.filter((m) => !m.startsWith('_')).join('|')})(/|$)`, message: NODE },
-]);
-const electron = { regex: '^electron(/|$)', message: 'only main/desktop/ touches electron' };
-const fastify = { regex: '^(@fastify/|(fastify|busboy)(/|$))', message: 'the HTTP framework belongs to main/http/' };
-const nodeOnlyPackages = { regex: '^(@fastify/|@node-rs/|(better-sqlite3|fastify|busboy|tsx|esbuild)(/|$))', message: 'this package needs node: main process only' };
-const renderer = into(['renderer'], [], 'the renderer is reached only through the contract in shared/');
-const postgres = { regex: '^pg(/|$)', message: 'only main/central talks to PostgreSQL: the desktop syncs with it over HTTP' };
-const entryPoints = into(['cli'], ['cli', 'start'], 'entry points and the CLI are at the top: nothing imports them');
+const nodeBuiltins = { packages: String.raw`^(node:|(${builtinModules.filter((m) => !m.startsWith('_')).join('|')})(/|$))`, message: NODE };
+const electron = { packages: '^electron(/|$)', message: 'only main/desktop/ touches electron' };
+const fastify = { packages: '^(@fastify/|(fastify|busboy)(/|$))', message: 'the HTTP framework belongs to main/http/' };
+const nodeOnlyPackages = { packages: '^(@fastify/|@node-rs/|(better-sqlite3|fastify|busboy|tsx|esbuild)(/|$))', message: 'this package needs node: main process only' };
+const postgres = { packages: '^pg(/|$)', message: 'only main/central talks to PostgreSQL: the desktop syncs with it over HTTP' };
+const renderer = { paths: ['renderer'], message: 'the renderer is reached only through the contract in shared/' };
+const entryPoints = { paths: ['main/cli', 'main/cli.ts', 'main/start.ts'], message: 'entry points and the CLI are at the top: nothing imports them' };
 
 /** @type {Record<string, { files: string[], bans: Ban[] }>} */
 const ZONES = {
@@ -44,56 +38,79 @@ const ZONES = {
     bans: [
       // Node builtins included: shared/ runs in every zone.
       // @noble/hashes is plain JavaScript (no node, no DOM): the password fingerprints both sides of sync compute (shared/sync-entities.ts).
-      { regex: String.raw`^(?!\.|zod(/|$)|@noble/hashes(/|$))`, message: 'shared/ runs in every zone (renderer too): it imports zod, @noble/hashes and itself only' },
-      into(['main', 'renderer'], [], 'shared/ imports nothing from main/ or renderer/'),
+      { packages: '^(?!(zod|@noble/hashes)(/|$))', message: 'shared/ runs in every zone (renderer too): it imports zod, @noble/hashes and itself only' },
+      { paths: ['main', 'renderer'], message: 'shared/ imports nothing from main/ or renderer/' },
     ],
   },
   core: {
     files: ['main/core/**'],
-    bans: [electron, fastify, postgres, into(['http', 'desktop', 'app', 'central'], [], 'the core knows no transport: nothing from main/http, main/desktop, main/app or main/central'), entryPoints, renderer],
+    bans: [
+      electron,
+      fastify,
+      postgres,
+      { paths: ['main/http', 'main/desktop', 'main/app', 'main/central'], message: 'the core knows no transport: nothing from main/http, main/desktop, main/app or main/central' },
+      // main/core/sync/ is the core's side of sync; the client that drives it sits above the core.
+      { paths: ['main/sync-client'], message: 'the sync client drives the core through main/core/sync/: the core never calls it' },
+      entryPoints,
+      renderer,
+    ],
   },
-  sync: {
-    files: ['main/sync/**'],
-    bans: [electron, fastify, postgres, into(['http', 'desktop', 'app', 'central'], [], 'the sync client talks to the central over HTTP and to the core: nothing else'), entryPoints, renderer],
+  'sync-client': {
+    files: ['main/sync-client/**'],
+    bans: [electron, fastify, postgres, { paths: ['main/http', 'main/desktop', 'main/app', 'main/central'], message: 'the sync client talks to the central over HTTP and to the core: nothing else' }, entryPoints, renderer],
   },
   central: {
     files: ['main/central/**'],
     bans: [
       electron,
-      { regex: '^better-sqlite3(/|$)', message: "the central's store is PostgreSQL: SQLite is the desktop's" },
-      into(['core', 'http', 'desktop', 'app', 'sync'], [], 'the central shares rules with the desktop through shared/ only'),
+      { packages: '^better-sqlite3(/|$)', message: "the central's store is PostgreSQL: SQLite is the desktop's" },
+      { paths: ['main/core', 'main/http', 'main/desktop', 'main/app', 'main/sync-client'], message: 'the central shares rules with the desktop through shared/ only' },
       entryPoints,
       renderer,
     ],
   },
   http: {
     files: ['main/http/**'],
-    bans: [electron, postgres, into(['desktop', 'app', 'central'], [], 'the listener knows no shell: nothing from main/desktop or main/app'), entryPoints, renderer],
+    bans: [
+      electron,
+      postgres,
+      { paths: ['main/desktop', 'main/app', 'main/central'], message: 'the listener knows no shell: nothing from main/desktop, main/app or main/central' },
+      // Syncing and the page's build are the host's to start (main/app); the listener only routes onto the core.
+      { paths: ['main/sync-client', 'main/build'], message: 'the listener routes onto the core: the sync client and the builds are composed by main/app' },
+      entryPoints,
+      renderer,
+    ],
   },
   app: {
     files: ['main/app/**'],
-    bans: [electron, postgres, into(['desktop'], [], 'main/app composes core and http for every shell: nothing from main/desktop'), entryPoints, renderer],
+    bans: [
+      electron,
+      postgres,
+      { paths: ['main/desktop'], message: 'main/app composes core and http for every shell: nothing from main/desktop' },
+      { paths: ['main/central'], message: 'the central is a service of its own: the desktop reaches it over HTTP, through main/sync-client' },
+      entryPoints,
+      renderer,
+    ],
   },
   desktop: {
     files: ['main/desktop/**'],
-    bans: [postgres, into(['http', 'central'], [], 'the desktop reaches the listener through main/app: the HTTP framework stays out of its bundle'), entryPoints, renderer],
+    bans: [postgres, { paths: ['main/http', 'main/central'], message: 'the desktop reaches the listener through main/app: the HTTP framework stays out of its bundle' }, entryPoints, renderer],
   },
   entries: {
     files: ['main/cli/**', 'main/*.ts', 'main/build/**', 'renderer/vite.config.ts'],
-    bans: [electron, into(['desktop'], [], 'main/desktop runs inside Electron only: start it as a bundle'), renderer],
+    bans: [electron, { paths: ['main/desktop'], message: 'main/desktop runs inside Electron only: start it as a bundle' }, renderer],
   },
   renderer: {
     files: ['renderer/src/**'],
-    bans: [...nodeBuiltins, electron, nodeOnlyPackages, into(['main'], [], 'the renderer talks to main only through the contract in shared/')],
+    bans: [nodeBuiltins, electron, nodeOnlyPackages, { paths: ['main'], message: 'the renderer talks to main only through the contract in shared/' }],
   },
 };
 
-/** A regex for esquery (no-restricted-syntax), whose regex literal may hold no slash at all. @param {string} source */
-const esquery = (source) => source.replaceAll('/', String.raw`\x2F`);
-
-/** The same bans for `import()`, which no-restricted-imports does not see. @param {Ban[]} bans */
-const dynamicImportBans = (bans) =>
-  bans.map((ban) => ({ selector: `ImportExpression[source.value=/${esquery(ban.regex)}/]`, message: ban.message }));
+/**
+ * One zone's bans as the rule's options; the root is this folder, which the table's paths start from.
+ * @param {Ban[]} bans @returns {import('eslint').Linter.RuleEntry<[import('./eslint-rules/zones.js').ZoneOptions]>}
+ */
+const zoneRule = (bans) => ['error', { root: ROOT, bans: bans.map((ban) => ({ ...ban, message: cite(ban.message) })) }];
 
 const DOM_GLOBALS = ['window', 'document', 'localStorage', 'sessionStorage', 'navigator', 'location'];
 const NODE_GLOBALS = ['process', 'Buffer', 'require', '__dirname', '__filename', 'global'];
@@ -113,13 +130,10 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
     },
   },
+  { plugins: { zones } },
   ...Object.values(ZONES).map(({ files, bans }) => ({
     files,
-    rules: {
-      // The TypeScript variant also sees `import x = require(...)`.
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: bans }],
-      'no-restricted-syntax': ['error', ...dynamicImportBans(bans)],
-    },
+    rules: { 'zones/imports': zoneRule(bans) },
   })),
   {
     // A sandboxed preload must be CommonJS, and `import x = require()` is how TypeScript writes it there.
@@ -146,13 +160,13 @@ export default defineConfig(
     rules: {
       'no-restricted-globals': [
         'error',
-        ...banGlobals(DOM_GLOBALS, 'shared/ runs in every zone: no DOM'),
-        ...banGlobals(NODE_GLOBALS, 'shared/ runs in every zone: no node'),
+        ...banGlobals(DOM_GLOBALS, cite('shared/ runs in every zone: no DOM')),
+        ...banGlobals(NODE_GLOBALS, cite('shared/ runs in every zone: no node')),
       ],
     },
   },
   {
     files: ['renderer/src/**'],
-    rules: { 'no-restricted-globals': ['error', ...banGlobals(NODE_GLOBALS, 'the renderer runs sandboxed: no node')] },
+    rules: { 'no-restricted-globals': ['error', ...banGlobals(NODE_GLOBALS, cite('the renderer runs sandboxed: no node'))] },
   },
 );

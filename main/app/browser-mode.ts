@@ -1,5 +1,5 @@
 import { createCore } from '../core/service.js';
-import { SyncAgent } from '../sync/agent.js';
+import { SyncAgent } from '../sync-client/agent.js';
 import { ListenerControl } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
 import { dirname } from 'node:path';

@@ -7,7 +7,7 @@ import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
 import type { ConsoleOptions } from '../http/console-routes.js';
-import type { SyncAgent } from '../sync/agent.js';
+import type { SyncAgent } from '../sync-client/agent.js';
 
 /** What the console needs of the API listener, whoever runs it. */
 export interface ListenerHandle {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Core } from '../core/service.js';
 import { logCoreEvents } from './host-log.js';
-import type { SyncAgent } from '../sync/agent.js';
+import type { SyncAgent } from '../sync-client/agent.js';
 import { importSampleMap } from './sample-map.js';
 
 /** What a host (the desktop, browser mode, `cli serve`) brings to the one lifecycle. */

@@ -1,5 +1,5 @@
 import { consoleAddress, consoleOptions, fixedListener } from '../app/console.js';
-import { SyncAgent } from '../sync/agent.js';
+import { SyncAgent } from '../sync-client/agent.js';
 import { liveConsoleToken } from '../app/console-token.js';
 import { startHost } from '../app/host.js';
 import { hostLogger } from '../app/host-log.js';

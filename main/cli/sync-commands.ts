@@ -1,9 +1,9 @@
 import { fieldValue } from '../../shared/sync.js';
 import { conflictView } from '../../shared/sync-view.js';
 import { createCore } from '../core/service.js';
-import { centralConflicts, syncOnce, SyncError, type SyncTarget } from '../sync/client.js';
-import { loadTarget, saveTarget } from '../sync/credential.js';
-import { resolveConflict, type Choice } from '../sync/resolve.js';
+import { centralConflicts, syncOnce, SyncError, type SyncTarget } from '../sync-client/client.js';
+import { loadTarget, saveTarget } from '../sync-client/credential.js';
+import { resolveConflict, type Choice } from '../sync-client/resolve.js';
 import { print } from './console-call.js';
 import { databasePath, type CliOptions } from './options.js';
 

@@ -69,7 +69,7 @@ export interface Core {
   onlineTiles: Pick<OnlineTiles, 'tile'>;
   /** Backups: the CLI's backup and restore of any file, and the hosts' daily timer. */
   backups: Pick<Backups, 'create' | 'restore' | 'list' | 'startDaily' | 'stopDaily'>;
-  /** The desktop's side of sync with a central store, for the sync client (main/sync/). */
+  /** The desktop's side of sync with a central store, for the sync client (main/sync-client/). */
   syncSide: SyncCore;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
   warmUp(): Promise<void>;

@@ -1,5 +1,5 @@
 import { app, BrowserWindow, dialog, session } from 'electron';
-import { SyncAgent } from '../sync/agent.js';
+import { SyncAgent } from '../sync-client/agent.js';
 import { join } from 'node:path';
 import { tileImageSource } from '../../shared/tiles.js';
 import { createInvoke } from '../app/console.js';

@@ -10,8 +10,8 @@ import { startBrowserMode } from '../../main/app/browser-mode.js';
 import { desktopListener } from '../../main/app/desktop-listener.js';
 import { startHost } from '../../main/app/host.js';
 import { createCore } from '../../main/core/service.js';
-import { SyncAgent } from '../../main/sync/agent.js';
-import { saveTarget } from '../../main/sync/credential.js';
+import { SyncAgent } from '../../main/sync-client/agent.js';
+import { saveTarget } from '../../main/sync-client/credential.js';
 import { freePort } from '../support/free-port.js';
 
 /**

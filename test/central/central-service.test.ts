@@ -13,7 +13,7 @@ import { MAX_FAILED_AUTHENTICATIONS } from '../../main/central/auth-failures.js'
 import { migrateCentral } from '../../main/central/store/migrate.js';
 import { centralPool } from '../../main/central/store/pool.js';
 import { startCentralServer, type CentralApp } from '../../main/central/server.js';
-import { syncOnce, SyncError } from '../../main/sync/client.js';
+import { syncOnce, SyncError } from '../../main/sync-client/client.js';
 import { openCore } from '../support/core.js';
 import { postgresMissing, startPostgres, type ThrowawayPostgres } from '../support/postgres.js';
 

@@ -9,8 +9,8 @@ import { Devices } from '../../main/central/devices.js';
 import { migrateCentral } from '../../main/central/store/migrate.js';
 import { centralPool } from '../../main/central/store/pool.js';
 import { startCentralServer, type CentralApp } from '../../main/central/server.js';
-import { syncOnce, SyncError, type SyncTarget } from '../../main/sync/client.js';
-import { loadTarget, saveTarget } from '../../main/sync/credential.js';
+import { syncOnce, SyncError, type SyncTarget } from '../../main/sync-client/client.js';
+import { loadTarget, saveTarget } from '../../main/sync-client/credential.js';
 import { openCore, type OpenCore } from '../support/core.js';
 import { postgresMissing, startPostgres, type ThrowawayPostgres } from '../support/postgres.js';
 

@@ -10,8 +10,8 @@ import { migrateCentral } from '../../main/central/store/migrate.js';
 import { centralPool } from '../../main/central/store/pool.js';
 import { startCentralServer, type CentralApp } from '../../main/central/server.js';
 import { argon2Hasher } from '../../main/core/members/passwords.js';
-import { centralConflicts, syncOnce, type SyncTarget } from '../../main/sync/client.js';
-import { resolveConflict } from '../../main/sync/resolve.js';
+import { centralConflicts, syncOnce, type SyncTarget } from '../../main/sync-client/client.js';
+import { resolveConflict } from '../../main/sync-client/resolve.js';
 import { openCore, type OpenCore } from '../support/core.js';
 import { postgresMissing, startPostgres, type ThrowawayPostgres } from '../support/postgres.js';
 

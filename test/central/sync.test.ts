@@ -13,7 +13,7 @@ import { Devices } from '../../main/central/devices.js';
 import { migrateCentral } from '../../main/central/store/migrate.js';
 import { centralPool } from '../../main/central/store/pool.js';
 import { startCentralServer, type CentralApp } from '../../main/central/server.js';
-import { centralConflicts, syncOnce, SyncError, type SyncTarget } from '../../main/sync/client.js';
+import { centralConflicts, syncOnce, SyncError, type SyncTarget } from '../../main/sync-client/client.js';
 import { openCore, type OpenCore } from '../support/core.js';
 import { postgresMissing, startPostgres, type ThrowawayPostgres } from '../support/postgres.js';
 

@@ -14,7 +14,7 @@ import { SyncState } from './state.js';
 /** What the sync client reaches of the core: its sync parts, and the clients, POIs and clock they work with. */
 export type SyncCore = Pick<Services, 'sync' | 'clients' | 'clock' | 'pois'>;
 
-/** The desktop's side of sync, over its SQLite: what the sync client (main/sync/) reads, applies and remembers. */
+/** The desktop's side of sync, over its SQLite: what the sync client (main/sync-client/) reads, applies and remembers. */
 export interface SyncParts {
   state: SyncState;
   outbox: SyncOutbox;
