@@ -231,6 +231,24 @@ export const operations = {
 } as const satisfies Record<string, z.ZodType>;
 
 export type OpName = keyof typeof operations;
+
+/**
+ * The operations only the desktop shell answers (a link opened, the system's file dialogs), each
+ * with what browser mode does instead: the one list the core's handlers, browser mode's
+ * refusals and the shell's IPC derive from.
+ */
+export const SHELL_OPS = {
+  'app.openExternal': 'a browser opens links itself',
+  'pois.importDialog': 'browser mode uploads the file (POST /console/imports)',
+  'pois.exportDialog': 'browser mode downloads the export (POST /console/downloads)',
+  'maps.importDialog': 'browser mode uploads the file (POST /console/maps)',
+} as const satisfies Partial<Record<OpName, string>>;
+export type ShellOp = keyof typeof SHELL_OPS;
+export const isShellOp = (op: string): op is ShellOp => op in SHELL_OPS;
+
+/** The operations a host answers rather than the core: its listener's, its sync client's, the shell's. */
+export type HostOp = 'listener.status' | 'listener.configure' | `sync.${string}` | ShellOp;
+
 export type Input<K extends OpName> = z.input<(typeof operations)[K]>;
 export type ValidInput<K extends OpName> = z.output<(typeof operations)[K]>;
 

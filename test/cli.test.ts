@@ -29,7 +29,9 @@ const cli = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
   return JSON.parse(stdout) as unknown;
 };
 
-describe('the CLI', () => {
+// Each case runs several CLI processes through tsx (one to two seconds each to start on a busy
+// machine), and map imports and restores their side processes too: 30 s was cut close in CI.
+describe('the CLI', { timeout: 120_000 }, () => {
   it('adds clients and lists them without secrets, in the folder given by --data', async () => {
     const data = join(tempDir(), 'new-folder');
     const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as Record<string, unknown>;
@@ -160,8 +162,7 @@ describe('the CLI', () => {
       code: 1,
       stderr: expect.stringContaining('nothing was changed'),
     });
-    // Eleven CLI processes, and the side processes each restore checks and copies in (tsx from the sources).
-  }, 120_000);
+  });
 
   it('fails with a message and a non-zero code on bad usage', async () => {
     await expect(run(node, tsxArgs('main/cli.ts', 'client', 'add'), { cwd: root, env: { ...process.env, POI_DATA_DIR: tempDir() } })).rejects.toMatchObject({

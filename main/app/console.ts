@@ -1,4 +1,4 @@
-import type { Answer, ListenerStatus, OpName } from '../../shared/contract.js';
+import { isShellOp, SHELL_OPS, type Answer, type ListenerStatus, type OpName, type ShellOp } from '../../shared/contract.js';
 import { tileImageSource } from '../../shared/tiles.js';
 import { rendererDir } from '../build/renderer-dir.js';
 import { dispatch } from '../core/console/dispatch.js';
@@ -41,20 +41,22 @@ export function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAge
     'sync.now': () => (sync ? sync.syncNow() : NO_SYNC()),
     'sync.conflicts': () => (sync ? sync.conflicts() : NO_SYNC()),
     'sync.resolve': ({ id, ...choice }) => (sync ? sync.resolve(id, choice) : NO_SYNC()),
-    // The Electron shell answers it before these handlers; a browser opens links itself.
-    'app.openExternal': () => {
-      throw new ServiceError('FORBIDDEN', 'only the desktop app opens links through the console; a browser opens them itself', 'url');
-    },
-    'pois.importDialog': () => {
-      throw new ServiceError('FORBIDDEN', 'only the desktop app has a file dialog; browser mode uploads the file (POST /console/imports)');
-    },
-    'pois.exportDialog': () => {
-      throw new ServiceError('FORBIDDEN', 'only the desktop app has a save dialog; browser mode downloads the export (POST /console/downloads)');
-    },
-    'maps.importDialog': () => {
-      throw new ServiceError('FORBIDDEN', 'only the desktop app has a file dialog; browser mode uploads the file (POST /console/maps)');
-    },
+    ...shellRefusals(),
   };
+}
+
+/**
+ * The shell's operations where there is no shell: refused, saying what to do instead. The
+ * Electron shell answers them before these handlers (desktop/ipc.ts).
+ */
+function shellRefusals(): Handlers<ShellOp> {
+  const refuse = (op: ShellOp) => (): never => {
+    throw new ServiceError('FORBIDDEN', `only the desktop app answers ${op}: ${SHELL_OPS[op]}`);
+  };
+  const refusals: Partial<Handlers<ShellOp>> = {};
+  for (const op of Object.keys(SHELL_OPS).filter(isShellOp)) refusals[op] = refuse(op);
+  // Every key of SHELL_OPS was given its refusal just above, which is what Handlers<ShellOp> asks for.
+  return refusals as Handlers<ShellOp>;
 }
 
 export function createInvoke(core: Core, listener: ListenerHandle, onBug: (e: unknown) => void, sync?: SyncAgent) {

@@ -16,7 +16,7 @@ import { importToClient } from './poi-import.js';
 import { electronNativeBinding, NATIVE_HELP } from './native.js';
 import { registerScheme, serveRenderer } from './protocol.js';
 import { utilityLauncher } from './side-launcher.js';
-import { APP_ORIGIN, denyPermissions, hardenApp } from './security.js';
+import { APP_ORIGIN, denyPermissions, hardenApp, openExternalLink } from './security.js';
 
 /** The desktop shell: one window over the core, the admin UI over IPC, the API listener as configured. */
 let running: RunningHost | undefined;
@@ -82,9 +82,10 @@ app.whenReady().then(async () => {
   const listener = desktopListener(opened);
   const sync = new SyncAgent(opened.syncSide, defaultDataDir(), { auto: true });
   handleConsoleIpc(createInvoke(opened, listener, (e) => logger.error({ err: e }, 'a console operation failed'), sync), {
-    importMap: () => importFromDialog(opened),
-    exportPois: (input) => exportToDialog(opened, input),
-    importPois: (input) => importToClient(opened, input),
+    'app.openExternal': (input, activated) => openExternalLink(input, activated),
+    'maps.importDialog': () => importFromDialog(opened),
+    'pois.exportDialog': (input) => exportToDialog(opened, input),
+    'pois.importDialog': (input) => importToClient(opened, input),
   });
   // The one lifecycle (app/host.ts): warmed up before the listener and the window open.
   running = await startHost({

@@ -116,7 +116,7 @@ export async function benchScale(count: number, o: ScaleBenchOptions): Promise<S
     token = core.clients.rotateAdminToken(filled.clientId);
     // No daily backup in the served children: it starts a minute after start and copies the
     // whole file (8.6 GiB at ten million, minutes of a core), so figures taken after that minute
-    // would measure the copy beside the query. README, Performance, says so.
+    // would measure the copy beside the query. docs/performance.md says so.
     core.settings.setBackups({ keepDaily: 0 });
     poi = core.db.prepare<[], number>('SELECT max(id) FROM pois').pluck().get() ?? 1;
     core.db.pragma('wal_checkpoint(TRUNCATE)');

@@ -5,7 +5,7 @@ import { MAX_RADIUS_METRES, MAX_TOTAL } from '../../shared/schemas/pois.js';
 import { testCore } from '../support/core.js';
 
 /**
- * The bounds that keep one request from holding the service for long (README, Performance):
+ * The bounds that keep one request from holding the service for long (docs/performance.md):
  * each request past one is refused with a 400 that names the parameter and the bound, and
  * changes nothing; the request at the bound is answered.
  */

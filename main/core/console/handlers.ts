@@ -1,4 +1,4 @@
-import type { OpName, Output, ValidInput } from '../../../shared/contract.js';
+import type { HostOp, OpName, Output, ValidInput } from '../../../shared/contract.js';
 import { backupsConsole } from '../backups/console.js';
 import { categoriesConsole } from '../categories/console.js';
 import { changesConsole } from '../changes/console.js';
@@ -21,7 +21,7 @@ export type Handlers<K extends OpName> = { [P in K]: Handler<P> };
  * The listener is not the core's: its two operations are handled where the listener lives; nor
  * are opening a link and the file dialog, which only the desktop shell has.
  */
-export type CoreOp = Exclude<OpName, 'listener.status' | 'listener.configure' | 'app.openExternal' | 'maps.importDialog' | 'pois.exportDialog' | 'pois.importDialog' | `sync.${string}`>;
+export type CoreOp = Exclude<OpName, HostOp>;
 
 /**
  * The console's operations over the core, each in its feature's folder: the operator of this

@@ -3,7 +3,7 @@ import type { IdSlice } from './poi-store.js';
 
 /**
  * Ids per slice of a scan that no index narrows (a text search over a big client): about 10 ms
- * of LIKE over folded names and descriptions on this machine (README, Performance).
+ * of LIKE over folded names and descriptions on this machine (docs/performance.md).
  */
 export const SCAN_SLICE = 25_000;
 
