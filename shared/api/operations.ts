@@ -56,6 +56,8 @@ const addPoiWithCheck = addPoiInput.extend({
 const GET_OR_POST = ['GET', 'POST'] as const;
 
 const memberRef = z.string().min(1).max(100).meta({ description: 'A member id, or `me`' });
+/** Delete is the administrator's, whose token is no member's: `me` would name nobody. */
+const memberId = z.string().min(1).max(100).meta({ description: 'A member id' });
 const poiRef = z.object({ poi: poiId });
 const categoryRef = z.object({ category: categoryId });
 const poiIdList = z.array(poiId, 'must be POI ids separated by commas').min(1).max(MAX_TOTAL, `must list at most ${MAX_TOTAL} POIs`);
@@ -81,7 +83,7 @@ export const API = {
   },
   'users.logout': {
     path: 'users/login', verbs: ['DELETE'], access: 'member', input: z.object({}), reply: okReply, reads: false,
-    summary: "Revoke the member token that makes the request (an administrator token is rotated, not logged out)", errors: [],
+    summary: "Revoke the member token that makes the request (an administrator token is rotated, not logged out)", errors: ['FORBIDDEN'],
   },
   'users.show': {
     path: 'users/{id}/show', verbs: GET_OR_POST, access: 'member', input: z.object({ id: memberRef }), reply: userReply, reads: true,
@@ -91,10 +93,10 @@ export const API = {
     path: 'users/{id}', verbs: ['PUT', 'POST'], access: 'member', input: z.object({ id: memberRef, ...updateMemberFields }).superRefine(oldPasswordWithNew),
     reply: okReply, reads: false,
     summary: "Change a member's password (with the old one), gender or birthday: the administrator any member, a member itself",
-    errors: ['NOT_FOUND', 'INVALID_CREDENTIALS'],
+    errors: ['NOT_FOUND', 'INVALID_CREDENTIALS', 'FORBIDDEN'],
   },
   'users.delete': {
-    path: 'users/{id}', verbs: ['DELETE'], access: 'admin', input: z.object({ id: memberRef }), reply: okReply, reads: false,
+    path: 'users/{id}', verbs: ['DELETE'], access: 'admin', input: z.object({ id: memberId }), reply: okReply, reads: false,
     summary: 'Delete a member and its tokens', errors: ['NOT_FOUND'],
   },
 

@@ -115,5 +115,9 @@ describe('the OpenAPI document', () => {
     await check('pois.near', 'get', t.get('/1/pois/get_near.json', { oauth_token: f.member, lat: 'north', lng: 0, radius: 1 }));
     await check('users.login', 'post', t.post('/1/users/login.json', { api_key: f.apiKey, username: 'nobody00', pwd: 'wrong' }));
     await check('pois.add', 'get', t.get('/1/pois/add.json', { lat: 1 }));
+    // The 403s an operation any token may call answers by who the token is.
+    expect((await check('users.logout', 'delete', t.call('DELETE', '/1/users/login.json', { access_token: f.admin }))).status).toBe(403);
+    const other = (await t.post('/1/users.json', { access_token: f.admin, username: 'described02', pwd: 'secret2', email: 'e@example.com' })).json;
+    expect((await check('users.update', 'post', t.post(`/1/users/${String(other['id'])}.json`, { access_token: f.member, gender: 'male' }))).status).toBe(403);
   });
 });
