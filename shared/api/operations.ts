@@ -5,14 +5,19 @@ import { addPoiInput, addWarningInput, categoryDescription, categoryId, MAX_TOTA
 import { categoryReply, changeReply, okReply, poiReply, userReply, warningGroup, warningReply } from './replies.js';
 
 /**
- * Who may call an operation:
- * - `member`: any token of the client (a member's or its administrator's);
- * - `admin`: the client's administrator token;
- * - `apiKey`: the client's api_key (login);
- * - `apiKeyOrAdmin`: the administrator token, or the api_key of a client with Implicit Flow (register).
+ * Who may call an operation, said once for the tables of docs/api.md and the OpenAPI document
+ * (where `access_token` carries both kinds of token, so the scheme alone cannot tell them apart).
  */
-export const ACCESS_LEVELS = ['member', 'admin', 'apiKey', 'apiKeyOrAdmin'] as const;
-export type Access = (typeof ACCESS_LEVELS)[number];
+export const ACCESS = {
+  /** A member's or its administrator's. */
+  member: 'any token of the client',
+  admin: "the client's administrator token",
+  /** Login's. */
+  apiKey: "the client's `api_key`",
+  /** Register's. */
+  apiKeyOrAdmin: "the client's administrator token, or the `api_key` of a client that allows Implicit Flow",
+} as const satisfies Record<string, string>;
+export type Access = keyof typeof ACCESS;
 
 export type Verb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -70,7 +75,7 @@ const poiIdList = z.array(poiId, 'must be POI ids separated by commas').min(1).m
 export const API = {
   'users.register': {
     path: 'users', verbs: ['POST'], access: 'apiKeyOrAdmin', input: registerInput, reply: userReply, reads: false,
-    summary: 'Register a member; with the api_key only if the client allows Implicit Flow',
+    summary: 'Register a member, replied with a new token of its own; through the api_key only if the client allows Implicit Flow',
     errors: ['ALREADY_EXISTS', 'IMPLICIT_FLOW_DISABLED', 'TOO_MANY_REQUESTS'],
   },
   'users.list': {
@@ -79,7 +84,7 @@ export const API = {
   },
   'users.login': {
     path: 'users/login', verbs: ['POST'], access: 'apiKey', input: loginInput, reply: userReply, reads: false,
-    summary: 'Log a member in by username or e-mail', errors: ['INVALID_CREDENTIALS', 'TOO_MANY_REQUESTS'],
+    summary: 'Log a member in by username or e-mail, replied with a new token', errors: ['INVALID_CREDENTIALS', 'TOO_MANY_REQUESTS'],
   },
   'users.logout': {
     path: 'users/login', verbs: ['DELETE'], access: 'member', input: z.object({}), reply: okReply, reads: false,
