@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { ERRORS, type ErrorCode } from '../errors.js';
-import { API, type Access, type ApiName, type ApiOperation } from './operations.js';
+import { ERRORS, type ErrorCode, type ErrorDeclaration } from '../errors.js';
+import { ACCESS, API, type Access, type ApiName, type ApiOperation } from './operations.js';
 import { NAMED_REPLIES } from './replies.js';
 
 /** The table seen as plain operations: its precise types are too many for TypeScript here. */
 const OPERATIONS: Readonly<Record<ApiName, ApiOperation>> = API;
+/** The catalog seen as plain declarations: `when` is absent from some entries. */
+const CATALOG: Readonly<Record<ErrorCode, ErrorDeclaration>> = ERRORS;
 
 /** Refusals any operation may answer: unreadable requests, overload, storage, bugs. */
 const EVERY_OPERATION: readonly ErrorCode[] = [
@@ -42,6 +44,21 @@ export function errorsOf(operation: ApiOperation): ErrorCode[] {
 
 type Json = Record<string, unknown>;
 
+/**
+ * The catalog's texts link to pages beside docs/api.md, which the reference page served at
+ * /1/reference cannot reach: it names the page instead (`Connections in docs/devices.md`).
+ */
+const unlinked = (markdown: string): string => markdown.replace(/\[([^\]]*)\]\(([^)#]*)[^)]*\)/g, '$1 in docs/$2');
+
+/** What an answer of one status means for an operation: each refusal, and when the API answers it. */
+const refusals = (codes: readonly ErrorCode[]): string =>
+  codes
+    .map((code) => {
+      const { description, when } = CATALOG[code];
+      return when === undefined ? `- \`${description}\`` : `- \`${description}\`: ${unlinked(when)}`;
+    })
+    .join('\n');
+
 const ref = (id: string): Json => ({ $ref: `#/components/schemas/${id}` });
 const strip = ({ $schema: _schema, $id: _id, ...rest }: Json): Json => rest;
 
@@ -65,7 +82,7 @@ function replySchemas(): { components: Record<string, Json>; replyOf: (name: Api
 }
 
 /** An operation's input as JSON Schema, as clients send it (the input side of transforms). */
-const inputSchema = (schema: z.ZodType): { properties?: Record<string, Json>; required?: string[] } =>
+export const inputSchema = (schema: z.ZodType): { properties?: Record<string, Json>; required?: string[] } =>
   z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, Json>; required?: string[] };
 
 const WIRE_HABITS = `The API of the original platform, as old clients call it. Parameters come from the query string
@@ -100,6 +117,7 @@ export function openApiDocument(): Json {
       (paths[path] ??= {})[verb.toLowerCase()] = {
         operationId: op.verbs.length > 1 ? `${name}.${verb.toLowerCase()}` : name,
         summary: op.summary,
+        description: `Who may call it: ${ACCESS[op.access]}.`,
         tags: [name.split('.')[0]],
         security: SECURITY[op.access],
         parameters: [
@@ -138,7 +156,7 @@ export function openApiDocument(): Json {
             [...byStatus].map(([status, codes]) => [
               String(status),
               {
-                description: codes.map((c) => ERRORS[c].description).join(', '),
+                description: refusals(codes),
                 content: { 'application/json': { schema: ref('Error') } },
               },
             ]),

@@ -5,14 +5,19 @@ import { addPoiInput, addWarningInput, categoryDescription, categoryId, MAX_TOTA
 import { categoryReply, changeReply, okReply, poiReply, userReply, warningGroup, warningReply } from './replies.js';
 
 /**
- * Who may call an operation:
- * - `member`: any token of the client (a member's or its administrator's);
- * - `admin`: the client's administrator token;
- * - `apiKey`: the client's api_key (login);
- * - `apiKeyOrAdmin`: the administrator token, or the api_key of a client with Implicit Flow (register).
+ * Who may call an operation, said once for the tables of docs/api.md and the OpenAPI document
+ * (where `access_token` carries both kinds of token, so the scheme alone cannot tell them apart).
  */
-export const ACCESS_LEVELS = ['member', 'admin', 'apiKey', 'apiKeyOrAdmin'] as const;
-export type Access = (typeof ACCESS_LEVELS)[number];
+export const ACCESS = {
+  /** A member's or its administrator's. */
+  member: 'any token of the client',
+  admin: "the client's administrator token",
+  /** Login's. */
+  apiKey: "the client's `api_key`",
+  /** Register's. */
+  apiKeyOrAdmin: "the client's administrator token, or the `api_key` of a client that allows Implicit Flow",
+} as const satisfies Record<string, string>;
+export type Access = keyof typeof ACCESS;
 
 export type Verb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -56,6 +61,8 @@ const addPoiWithCheck = addPoiInput.extend({
 const GET_OR_POST = ['GET', 'POST'] as const;
 
 const memberRef = z.string().min(1).max(100).meta({ description: 'A member id, or `me`' });
+/** Delete is the administrator's, whose token is no member's: `me` would name nobody. */
+const memberId = z.string().min(1).max(100).meta({ description: 'A member id' });
 const poiRef = z.object({ poi: poiId });
 const categoryRef = z.object({ category: categoryId });
 const poiIdList = z.array(poiId, 'must be POI ids separated by commas').min(1).max(MAX_TOTAL, `must list at most ${MAX_TOTAL} POIs`);
@@ -68,7 +75,7 @@ const poiIdList = z.array(poiId, 'must be POI ids separated by commas').min(1).m
 export const API = {
   'users.register': {
     path: 'users', verbs: ['POST'], access: 'apiKeyOrAdmin', input: registerInput, reply: userReply, reads: false,
-    summary: 'Register a member; with the api_key only if the client allows Implicit Flow',
+    summary: 'Register a member, replied with a new token of its own; through the api_key only if the client allows Implicit Flow',
     errors: ['ALREADY_EXISTS', 'IMPLICIT_FLOW_DISABLED', 'TOO_MANY_REQUESTS'],
   },
   'users.list': {
@@ -77,11 +84,11 @@ export const API = {
   },
   'users.login': {
     path: 'users/login', verbs: ['POST'], access: 'apiKey', input: loginInput, reply: userReply, reads: false,
-    summary: 'Log a member in by username or e-mail', errors: ['INVALID_CREDENTIALS', 'TOO_MANY_REQUESTS'],
+    summary: 'Log a member in by username or e-mail, replied with a new token', errors: ['INVALID_CREDENTIALS', 'TOO_MANY_REQUESTS'],
   },
   'users.logout': {
     path: 'users/login', verbs: ['DELETE'], access: 'member', input: z.object({}), reply: okReply, reads: false,
-    summary: "Revoke the member token that makes the request (an administrator token is rotated, not logged out)", errors: [],
+    summary: "Revoke the member token that makes the request (an administrator token is rotated, not logged out)", errors: ['FORBIDDEN'],
   },
   'users.show': {
     path: 'users/{id}/show', verbs: GET_OR_POST, access: 'member', input: z.object({ id: memberRef }), reply: userReply, reads: true,
@@ -91,10 +98,10 @@ export const API = {
     path: 'users/{id}', verbs: ['PUT', 'POST'], access: 'member', input: z.object({ id: memberRef, ...updateMemberFields }).superRefine(oldPasswordWithNew),
     reply: okReply, reads: false,
     summary: "Change a member's password (with the old one), gender or birthday: the administrator any member, a member itself",
-    errors: ['NOT_FOUND', 'INVALID_CREDENTIALS'],
+    errors: ['NOT_FOUND', 'INVALID_CREDENTIALS', 'FORBIDDEN'],
   },
   'users.delete': {
-    path: 'users/{id}', verbs: ['DELETE'], access: 'admin', input: z.object({ id: memberRef }), reply: okReply, reads: false,
+    path: 'users/{id}', verbs: ['DELETE'], access: 'admin', input: z.object({ id: memberId }), reply: okReply, reads: false,
     summary: 'Delete a member and its tokens', errors: ['NOT_FOUND'],
   },
 

@@ -1,8 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorsOf } from '../../shared/api/openapi.js';
 import { API, type ApiName } from '../../shared/api/operations.js';
-import { ERRORS } from '../../shared/errors.js';
+import { ERRORS, type ErrorCode, type ErrorDeclaration } from '../../shared/errors.js';
 import { poiFixture, type Fixture } from '../support/fixture.js';
 import type { Answer } from '../support/http.js';
 
@@ -59,13 +60,16 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(declared('pois.update', 'get'))).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '405', '503']));
     expect(Object.keys(declared('users.login', 'post'))).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
     expect(Object.keys(declared('pois.get', 'get'))).not.toContain('409');
-    for (const code of Object.keys(ERRORS) as Array<keyof typeof ERRORS>) {
-      if (code === 'PORT_UNAVAILABLE' || code === 'TILE_SERVER_UNREACHABLE' || code === 'BACKUP_REFUSED' || code === 'CONFLICT' || code === 'SYNC_FAILED') continue; // the console's, not the API's
+    const catalog: Readonly<Record<ErrorCode, ErrorDeclaration>> = ERRORS;
+    for (const code of Object.keys(ERRORS) as ErrorCode[]) {
+      if (catalog[code].when === undefined) continue; // the console's, not the API's
       const anywhere = Object.values(document['paths'] as Record<string, Record<string, Op & { responses: Record<string, { description: string }> }>>)
         .flatMap((p) => Object.values(p))
         .some((op) => op.responses[String(ERRORS[code].status)]?.description.includes(ERRORS[code].description));
       expect({ code, anywhere }).toEqual({ code, anywhere: true });
     }
+    // And none the catalog says only the console answers.
+    for (const [name, op] of Object.entries(API)) expect({ name, console: errorsOf(op).filter((code) => catalog[code].when === undefined) }).toEqual({ name, console: [] });
   });
 
   it("is true of every operation's real replies, and of its refusals", async () => {
@@ -115,5 +119,9 @@ describe('the OpenAPI document', () => {
     await check('pois.near', 'get', t.get('/1/pois/get_near.json', { oauth_token: f.member, lat: 'north', lng: 0, radius: 1 }));
     await check('users.login', 'post', t.post('/1/users/login.json', { api_key: f.apiKey, username: 'nobody00', pwd: 'wrong' }));
     await check('pois.add', 'get', t.get('/1/pois/add.json', { lat: 1 }));
+    // The 403s an operation any token may call answers by who the token is.
+    expect((await check('users.logout', 'delete', t.call('DELETE', '/1/users/login.json', { access_token: f.admin }))).status).toBe(403);
+    const other = (await t.post('/1/users.json', { access_token: f.admin, username: 'described02', pwd: 'secret2', email: 'e@example.com' })).json;
+    expect((await check('users.update', 'post', t.post(`/1/users/${String(other['id'])}.json`, { access_token: f.member, gender: 'male' }))).status).toBe(403);
   });
 });
