@@ -135,7 +135,7 @@ describe('the CLI', { timeout: 120_000 }, () => {
       stderr: expect.stringContaining('--plain is for --format csv'),
     });
     const { stdout: usage } = await run(node, tsxArgs('main/cli.ts', '--help'), { cwd: root });
-    expect(usage).toContain(`pois export --client CLIENT_ID --format ${EXPORT_FORMATS.join('|')} [--plain]`);
+    expect(usage).toContain(`pois export --client ID --format ${EXPORT_FORMATS.join('|')} [--plain]`);
     expect(usage).toContain(`[--format ${IMPORT_FORMATS.join('|')}]`);
   });
 

@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { ServiceError } from '../core/errors.js';
 import { createCore, type Core } from '../core/service.js';
 import { print } from './console-call.js';
-import { databasePath, type CliOptions } from './options.js';
+import type { CliOptions } from './commands.js';
+import { databasePath } from './options.js';
 
 /** A refusal of the core becomes the command's one-line error (exit code 1). */
 async function plainly<T>(work: () => Promise<T>): Promise<T> {

@@ -6,7 +6,8 @@ import { centralSchemaVersion, migrateCentral } from '../central/store/migrate.j
 import { CENTRAL_MIGRATIONS } from '../central/store/migrations/index.js';
 import { centralPool } from '../central/store/pool.js';
 import { print } from './console-call.js';
-import { parsePort, type CliOptions } from './options.js';
+import type { CliOptions } from './commands.js';
+import { parsePort } from './options.js';
 
 /**
  * The central store's administration: `central init` (schema), `central serve` (the sync

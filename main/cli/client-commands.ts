@@ -1,6 +1,7 @@
 import { createCore } from '../core/service.js';
 import { print, run } from './console-call.js';
-import { databasePath, type CliOptions } from './options.js';
+import type { CliOptions } from './commands.js';
+import { databasePath } from './options.js';
 
 /**
  * `client add|list|rotate-token|implicit-flow`: the console's own operations (the same handlers,

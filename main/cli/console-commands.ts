@@ -1,7 +1,8 @@
 import { DEFAULT_CONSOLE_PORT } from '../app/browser-mode.js';
 import { consoleAddress } from '../app/console.js';
 import { rotateConsoleToken } from '../app/console-token.js';
-import { databasePath, type CliOptions } from './options.js';
+import type { CliOptions } from './commands.js';
+import { databasePath } from './options.js';
 import { DEFAULT_PORT } from './serve.js';
 
 /** `console rotate-token`: a new console token for the data folder, in force at once. */

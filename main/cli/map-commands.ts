@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { ServiceError } from '../core/errors.js';
 import { createCore } from '../core/service.js';
 import { print, run } from './console-call.js';
-import { databasePath, type CliOptions } from './options.js';
+import type { CliOptions } from './commands.js';
+import { databasePath } from './options.js';
 
 /**
  * `maps import FILE [--name NAME]`, `maps list`, `maps remove ID`: offline map packages in the

@@ -1,40 +1,5 @@
 import { defaultDataDir, prepareDataDir } from '../data-dir.js';
-
-export interface CliOptions {
-  data?: string | undefined;
-  port?: string | undefined;
-  host?: string | undefined;
-  name?: string | undefined;
-  out?: string | undefined;
-  client?: string | undefined;
-  'implicit-flow'?: boolean | undefined;
-  on?: boolean | undefined;
-  off?: boolean | undefined;
-  'rate-limit'?: string[] | undefined;
-  'nominatim-url'?: string | undefined;
-  'geocode-timeout'?: string | undefined;
-  'no-reply-cache'?: boolean | undefined;
-  format?: string | undefined;
-  geocode?: boolean | undefined;
-  'dry-run'?: boolean | undefined;
-  'create-categories'?: boolean | undefined;
-  'add-identical'?: boolean | undefined;
-  plain?: boolean | undefined;
-  postgres?: string | undefined;
-  url?: string | undefined;
-  credential?: string | undefined;
-  mine?: boolean | undefined;
-  theirs?: boolean | undefined;
-  value?: string | undefined;
-  pushed?: boolean | undefined;
-  earlier?: boolean | undefined;
-  rename?: string | undefined;
-  merge?: string | undefined;
-  'insecure-http'?: boolean | undefined;
-  policy?: string | undefined;
-  'allow-plain-http'?: boolean | undefined;
-  'client-name'?: string | undefined;
-}
+import type { CliOptions } from './commands.js';
 
 /** --data, else POI_DATA_DIR, else the per-user folder; created on first use. */
 export function databasePath(options: CliOptions): { dir: string; file: string } {

@@ -5,7 +5,8 @@ import { exportStream } from '../core/exports/poi-export.js';
 import { EXPORT_FORMATS, FILE_FORMATS, FLAVOURED_FORMATS, IMPORT_FORMATS, importFormatOf, type ExportFormat, type ImportFormat } from '../../shared/file-formats.js';
 import { isImportJob, type JobView } from '../../shared/jobs.js';
 import { createCore } from '../core/service.js';
-import { databasePath, type CliOptions } from './options.js';
+import type { CliOptions } from './commands.js';
+import { databasePath } from './options.js';
 
 const isExportFormat = (f: string | undefined): f is ExportFormat => EXPORT_FORMATS.some((known) => known === f);
 const isImportFormat = (f: string | undefined): f is ImportFormat => IMPORT_FORMATS.some((known) => known === f);

@@ -8,7 +8,8 @@ import { offlineLoadStats } from '../core/geocode/index.js';
 import { createCore } from '../core/service.js';
 import { reachableAddresses } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
-import { databasePath, parsePort, parsePositive, type CliOptions } from './options.js';
+import type { CliOptions } from './commands.js';
+import { databasePath, parsePort, parsePositive } from './options.js';
 import { describeLimits, parseRateLimits } from './rate-limits.js';
 import { bufferedRequestLog } from './request-log.js';
 

@@ -5,7 +5,8 @@ import { centralConflicts, syncOnce, SyncError, type SyncTarget } from '../sync-
 import { loadTarget, saveTarget } from '../sync-client/credential.js';
 import { resolveConflict, type Choice } from '../sync-client/resolve.js';
 import { print } from './console-call.js';
-import { databasePath, type CliOptions } from './options.js';
+import type { CliOptions } from './commands.js';
+import { databasePath } from './options.js';
 
 /** The choice a `sync resolve` command line makes. */
 function choiceOf(options: CliOptions): Choice | undefined {

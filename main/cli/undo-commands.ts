@@ -1,6 +1,7 @@
 import { createCore } from '../core/service.js';
 import { print, run } from './console-call.js';
-import { databasePath, type CliOptions } from './options.js';
+import type { CliOptions } from './commands.js';
+import { databasePath } from './options.js';
 
 /**
  * `undo change SEQ --client ID` (a POI's or a report's change, by its seq in the POI's history)
