@@ -23,7 +23,7 @@ import { ERRORS, type ErrorDeclaration } from '../../shared/errors.js';
 const root = join(import.meta.dirname, '..', '..');
 export const API_DOC = join(root, 'docs', 'api.md');
 /** What rewrites the page: named by the test that finds it stale. */
-export const REGENERATE = 'npx tsx main/build/api-docs.ts';
+export const REGENERATE = 'npm run docs';
 
 /** What the tables are written from: the real declarations, or others in a test. */
 export interface Declarations {
@@ -146,12 +146,10 @@ export function withGeneratedParts(markdown: string, declared: Declarations = DE
   return written;
 }
 
-if (process.argv[1] && import.meta.filename === process.argv[1]) {
+/** Rewrites docs/api.md's generated parts (`npm run docs`, main/build/docs.ts); says whether it changed. */
+export function writeApiDocs(): boolean {
   const before = readFileSync(API_DOC, 'utf8');
   const after = withGeneratedParts(before);
-  if (after === before) console.log('docs/api.md: up to date');
-  else {
-    writeFileSync(API_DOC, after);
-    console.log('docs/api.md: written');
-  }
+  if (after !== before) writeFileSync(API_DOC, after);
+  return after !== before;
 }

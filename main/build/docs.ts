@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS, flagList, flagUsage, usageOf } from '../cli/commands.js';
+import { writeApiDocs } from './api-docs.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -46,4 +47,7 @@ export function writeDocs(): boolean {
   return next !== page;
 }
 
-if (process.argv[1] && import.meta.filename === process.argv[1]) console.log(`${CLI_PAGE}: ${writeDocs() ? 'rewritten' : 'up to date'}`);
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  console.log(`${CLI_PAGE}: ${writeDocs() ? 'rewritten' : 'up to date'}`);
+  console.log(`docs/api.md: ${writeApiDocs() ? 'rewritten' : 'up to date'}`);
+}
