@@ -8,6 +8,14 @@ import type { Core } from '../core/service.js';
 export const LOG_FORMATS = ['pretty', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
+/** `--log-format`'s value, refused in plain words when it is none of LOG_FORMATS. */
+export function logFormatOf(text: string | undefined, fallback: LogFormat): LogFormat {
+  if (text === undefined) return fallback;
+  const format = LOG_FORMATS.find((f) => f === text);
+  if (!format) throw new Error(`--log-format ${text}: expected ${LOG_FORMATS.join(' or ')}`);
+  return format;
+}
+
 /** The desktop's log file is rotated past this size, at start: the last LOG_FILES_KEPT are kept. */
 export const LOG_FILE_MAX_BYTES = 5 * 1024 * 1024;
 export const LOG_FILES_KEPT = 3;

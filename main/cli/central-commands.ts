@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { hostLogger, logFormatOf } from '../app/host-log.js';
 import { CONFLICT_POLICIES } from '../../shared/sync.js';
 import { Devices } from '../central/devices.js';
 import { startCentralServer } from '../central/server.js';
@@ -25,7 +25,7 @@ export async function runCentralCommand(sub: string | undefined, args: string[],
       if (at !== latest) throw new Error(`the central database is at schema version ${at}, this build needs ${latest}: run central init --postgres URL first`);
       const host = options.host ?? '127.0.0.1';
       // JSON lines on stdout, one per request and one per failure with its cause (never a credential).
-      const logger = pino({ level: process.env.POI_LOG_LEVEL ?? 'info' });
+      const logger = hostLogger({ format: logFormatOf(options['log-format'], 'json') });
       const { app, url } = await startCentralServer(pool, { host, port: parsePort(options.port, 8443), allowPlainHttp: options['allow-plain-http'] === true, logger });
       console.log(`Sync service on ${url} (plain HTTP${options['allow-plain-http'] ? '' : ', answered for this computer only: put TLS in front for others'})`);
       await new Promise<void>((resolve) => {

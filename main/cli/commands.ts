@@ -2,6 +2,7 @@ import { EXPORT_FORMATS, IMPORT_FORMATS } from '../../shared/file-formats.js';
 import { CONFLICT_POLICIES } from '../../shared/sync.js';
 import { DEFAULT_TIMEOUT_MS } from '../core/geocode/nominatim.js';
 import { describeLimits } from './rate-limits.js';
+import { LOG_FORMATS } from '../app/host-log.js';
 
 /**
  * The command line, declared once: every flag and every command. The rest derives from these two
@@ -41,6 +42,11 @@ export const FLAGS = {
   },
   'nominatim-url': { type: 'string', value: 'URL', description: 'Turns on online geocoding by a server speaking the Nominatim reverse API, besides the offline one.' },
   'geocode-timeout': { type: 'string', value: 'MS', description: `The longest wait for the online geocoder, in milliseconds (default ${DEFAULT_TIMEOUT_MS}).` },
+  'log-format': {
+    type: 'string',
+    value: LOG_FORMATS.join('|'),
+    description: `How the log is written: ${LOG_FORMATS.join(' or ')} (default pretty: lines a person reads; json: one JSON object per line, for a log collector, never a secret in it).`,
+  },
   'no-reply-cache': { type: 'boolean', description: "Answers every get.json from the database, without the listener's memo and the cache of whole replies." },
   name: { type: 'string', value: 'NAME', description: 'The name of the client application, the device or the map package.' },
   'implicit-flow': { type: 'boolean', description: 'Allows registration with the api_key alone.' },
@@ -102,8 +108,8 @@ interface Command {
 export const COMMANDS = [
   {
     command: 'serve',
-    args: '[--data DIR] [--port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...] [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache]',
-    flags: ['data', 'port', 'host', 'rate-limit', 'nominatim-url', 'geocode-timeout', 'no-reply-cache'],
+    args: '[--data DIR] [--port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...] [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache] [--log-format pretty|json]',
+    flags: ['data', 'port', 'host', 'rate-limit', 'nominatim-url', 'geocode-timeout', 'no-reply-cache', 'log-format'],
     summary: 'Serves the API and the admin UI on one listener, until Ctrl-C',
     description: [
       "Serves the API (default port 8080, host 127.0.0.1) and the admin UI on the same listener, at the `Admin UI: http://.../#token=...` address it prints (the data folder's console token).",
@@ -111,6 +117,7 @@ export const COMMANDS = [
       '`--nominatim-url` turns on online geocoding (see [Geocoding](api.md#geocoding)).',
       "`--no-reply-cache` answers every `get.json` from the database rather than from the listener's memo of repeated requests and the cache of whole replies (see [Performance](performance.md); the bench measures both).",
       'Logs one line per request (method, path, status, time; never the query string, where tokens travel); a client that hung up before its answer is logged with status 499, as nginx does (a write it sent is still made).',
+      '`--log-format json` writes every line as a JSON object, for a log collector: the admin UI address is then given without its token (read it from the data folder\'s `console-token` file).',
       'Stopping, or switching the listener off, closes at once the connections that never sent a byte (browsers open them ahead of need).',
       'Stops cleanly on Ctrl-C / SIGTERM.',
     ],
@@ -200,11 +207,11 @@ export const COMMANDS = [
   },
   {
     command: 'central serve',
-    args: '--postgres URL [--port N] [--host ADDR] [--allow-plain-http]',
-    flags: ['postgres', 'port', 'host', 'allow-plain-http'],
+    args: '--postgres URL [--port N] [--host ADDR] [--allow-plain-http] [--log-format pretty|json]',
+    flags: ['postgres', 'port', 'host', 'allow-plain-http', 'log-format'],
     summary: 'Runs the sync service, until Ctrl-C',
     description: [
-      'Starts the sync service (default 127.0.0.1:8443), logging JSON lines on stdout.',
+      'Starts the sync service (default 127.0.0.1:8443), logging JSON lines on stdout (`--log-format pretty` for lines a person reads).',
       "Refuses a database not at this build's schema.",
       'Plain HTTP from other computers is refused unless `--allow-plain-http`: put TLS in front ([docs/central.md](central.md)).',
     ],

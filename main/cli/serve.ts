@@ -2,7 +2,7 @@ import { consoleAddress, consoleOptions, fixedListener } from '../app/console.js
 import { SyncAgent } from '../sync-client/agent.js';
 import { liveConsoleToken } from '../app/console-token.js';
 import { startHost } from '../app/host.js';
-import { hostLogger } from '../app/host-log.js';
+import { hostLogger, logFormatOf } from '../app/host-log.js';
 import { ensureRenderer } from '../build/renderer.js';
 import { offlineLoadStats } from '../core/geocode/index.js';
 import { createCore } from '../core/service.js';
@@ -48,13 +48,17 @@ export async function runServe(options: CliOptions): Promise<number> {
     addresses: reachableAddresses(host === '::' ? '0.0.0.0' : host, boundPort),
     error: null,
   }));
+  const format = logFormatOf(options['log-format'], 'pretty');
+  const logger = hostLogger({ format });
+  // What a person starting it reads; as JSON lines, the same through the log.
+  const say = (line: string): void => (format === 'json' ? logger.info(line) : console.log(line));
   const sync = new SyncAgent(core.syncSide, dir, { auto: true });
-  const consoleOpts = consoleOptions(core, listener, (e) => console.error('console error:', e), token, sync);
+  const consoleOpts = consoleOptions(core, listener, (e) => logger.error({ err: e }, 'a console operation failed'), token, sync);
   const server = new ApiServer(core, { host, port, console: consoleOpts, replyMemo: caching });
-  server.on('request', bufferedRequestLog());
+  // Never the query string, where tokens travel: the entry holds the path alone.
+  server.on('request', format === 'json' ? (r) => logger.info({ method: r.method, path: r.path, status: r.status, ms: Number(r.ms.toFixed(1)) }, 'request') : bufferedRequestLog());
   server.on('error', (e) => logger.error({ err: e }, 'the API failed a request'));
   // Warmed up before the listener opens (app/host.ts): the offline geocoder is loaded by then.
-  const logger = hostLogger({ format: 'pretty' });
   const running = await startHost({
     core,
     logger,
@@ -62,7 +66,7 @@ export async function runServe(options: CliOptions): Promise<number> {
     sync,
     open: async () => {
       const loaded = offlineLoadStats();
-      if (loaded) console.log(`Offline geocoder: ${loaded.cities.toLocaleString('en')} places, loaded in ${loaded.ms} ms`);
+      if (loaded) say(`Offline geocoder: ${loaded.cities.toLocaleString('en')} places, loaded in ${loaded.ms} ms`);
       try {
         boundPort = (await server.start()).port;
       } catch (error) {
@@ -73,12 +77,14 @@ export async function runServe(options: CliOptions): Promise<number> {
     },
     close: () => server.stop(),
   });
-  console.log(`Data: ${dir}`);
-  console.log(`Rate limits: ${describeLimits(limits)}`);
-  console.log(`API listening on http://${hostForUrl(host)}:${boundPort}/1/`);
-  console.log(`Admin UI: ${consoleAddress(`http://${hostForUrl(host)}:${boundPort}`, token())}`);
+  const origin = `http://${hostForUrl(host)}:${boundPort}`;
+  say(`Data: ${dir}`);
+  say(`Rate limits: ${describeLimits(limits)}`);
+  say(`API listening on ${origin}/1/`);
+  // A log collector keeps what it is given: the token stays out of JSON lines.
+  say(format === 'json' ? `Admin UI: ${origin}/ (its token is in ${dir}/console-token)` : `Admin UI: ${consoleAddress(origin, token())}`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
-    console.log('Note: the admin UI is also reachable from the network, over plain HTTP; its token is its only protection.');
+    say('Note: the admin UI is also reachable from the network, over plain HTTP; its token is its only protection.');
   }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
