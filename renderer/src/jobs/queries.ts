@@ -12,11 +12,14 @@ export const jobKeys = {
 /** How often a running job's progress is asked for. */
 const POLL_MS = 300;
 
+/** One job as it is now (also for what follows a job outside a component: pois/exportDownloads.ts). */
+export const fetchJob = (id: string): Promise<JobView> => call('jobs.get', { id });
+
 /** One job, asked again while it runs. */
 export const useJob = (id: string | undefined) =>
   useQuery({
     queryKey: jobKeys.one(id ?? ''),
-    queryFn: () => call('jobs.get', { id: id! }),
+    queryFn: () => fetchJob(id!),
     enabled: !!id,
     // Stops on a refusal (the job gone with its client): asking again every 300 ms would never end.
     refetchInterval: (query) => (query.state.data?.state === 'running' && !query.state.error ? POLL_MS : false),

@@ -1,4 +1,5 @@
-import { call, downloadExport, inBrowserMode } from '../transport';
+import { fetchJob } from '../jobs/queries';
+import { downloadExport, inBrowserMode } from '../transport';
 
 /**
  * The export job each client shows, and browser mode's downloads of finished exports, kept
@@ -36,7 +37,7 @@ async function downloadWhenDone(jobId: string): Promise<void> {
   for (;;) {
     let state: string;
     try {
-      state = (await call('jobs.get', { id: jobId })).state;
+      state = (await fetchJob(jobId)).state;
     } catch (e) {
       failed.set(jobId, e instanceof Error ? e.message : String(e));
       notify();
