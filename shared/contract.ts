@@ -238,11 +238,12 @@ export type OpName = keyof typeof operations;
  * refusals and the shell's IPC derive from.
  */
 export const SHELL_OPS = {
-  'app.openExternal': 'a browser opens links itself',
-  'pois.importDialog': 'browser mode uploads the file (POST /console/imports)',
-  'pois.exportDialog': 'browser mode downloads the export (POST /console/downloads)',
-  'maps.importDialog': 'browser mode uploads the file (POST /console/maps)',
-} as const satisfies Partial<Record<OpName, string>>;
+  // The refusal names the link: a form showing it would show the refusal there.
+  'app.openExternal': { instead: 'a browser opens links itself', parameter: 'url' },
+  'pois.importDialog': { instead: 'browser mode uploads the file (POST /console/imports)' },
+  'pois.exportDialog': { instead: 'browser mode exports with exports.start, then downloads the file (POST /console/downloads)' },
+  'maps.importDialog': { instead: 'browser mode uploads the file (POST /console/maps)' },
+} as const satisfies Partial<Record<OpName, { instead: string; parameter?: string }>>;
 export type ShellOp = keyof typeof SHELL_OPS;
 export const isShellOp = (op: string): op is ShellOp => op in SHELL_OPS;
 

@@ -51,7 +51,8 @@ export function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAge
  */
 function shellRefusals(): Handlers<ShellOp> {
   const refuse = (op: ShellOp) => (): never => {
-    throw new ServiceError('FORBIDDEN', `only the desktop app answers ${op}: ${SHELL_OPS[op]}`);
+    const shell: { instead: string; parameter?: string } = SHELL_OPS[op];
+    throw new ServiceError('FORBIDDEN', `only the desktop app answers ${op}: ${shell.instead}`, shell.parameter);
   };
   const refusals: Partial<Handlers<ShellOp>> = {};
   for (const op of Object.keys(SHELL_OPS).filter(isShellOp)) refusals[op] = refuse(op);
