@@ -24,7 +24,14 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
  * extension the import spells it with (TypeScript's `.js` for a `.ts` file, or none).
  * @typedef {{ paths: string[], message: string }} PathBan
  */
-/** @typedef {PackageBan | PathBan} Ban */
+/**
+ * A containment ban: a runtime value may come only from `valuesOnlyFrom`, folders from the
+ * repository's root; a package is outside all of them. Types are free: `import type`,
+ * `export type … from` and `import('x').T` leave nothing at run time. `import { type X }` is not
+ * type-only under `verbatimModuleSyntax` (tsconfig.json): it still loads the module.
+ * @typedef {{ valuesOnlyFrom: string[], message: string }} ContainBan
+ */
+/** @typedef {PackageBan | PathBan | ContainBan} Ban */
 /** @typedef {{ root: string, bans: Ban[] }} ZoneOptions */
 
 /** What a specifier may end with when it names a script: dropped before comparing paths. */
@@ -78,6 +85,12 @@ const BAN_SCHEMA = {
       required: ['paths', 'message'],
       additionalProperties: false,
     },
+    {
+      type: 'object',
+      properties: { valuesOnlyFrom: { type: 'array', items: { type: 'string' }, minItems: 1 }, message: { type: 'string' } },
+      required: ['valuesOnlyFrom', 'message'],
+      additionalProperties: false,
+    },
   ],
 };
 
@@ -104,32 +117,42 @@ export const imports = {
     const { root, bans } = /** @type {ZoneOptions} */ (context.options[0]);
     const packageBans = bans.flatMap((ban) => ('packages' in ban ? [{ pattern: new RegExp(ban.packages, 'u'), message: ban.message }] : []));
     const pathBans = bans.flatMap((ban) => ('paths' in ban ? [{ targets: ban.paths.map((path) => ({ under: `${path}/`, module: moduleOf(path) })), message: ban.message }] : []));
+    const containBans = bans.flatMap((ban) => ('valuesOnlyFrom' in ban ? [{ folders: ban.valuesOnlyFrom.map((path) => `${path}/`), message: ban.message }] : []));
     // The file on disk: a block inside a Markdown file resolves from the Markdown file's folder.
     const folder = dirname(context.physicalFilename);
 
-    /** @param {import('eslint').Rule.Node} node the node to report @param {string | undefined} specifier */
-    function check(node, specifier) {
+    /**
+     * One report per import: the first ban it breaks, zone bans before containment.
+     * @param {import('eslint').Rule.Node} node the node to report @param {string | undefined} specifier @param {boolean} typeOnly nothing of it is left at run time
+     */
+    function check(node, specifier, typeOnly) {
       if (specifier === undefined) return;
       if (!specifier.startsWith('.') && !isAbsolute(specifier)) {
-        const ban = packageBans.find(({ pattern }) => pattern.test(specifier));
+        const ban = packageBans.find(({ pattern }) => pattern.test(specifier)) ?? (typeOnly ? undefined : containBans[0]);
         if (ban) context.report({ node, messageId: 'package', data: { specifier, message: ban.message } });
         return;
       }
       const resolved = fromRoot(root, resolve(folder, specifier));
       const module = moduleOf(resolved);
-      const ban = pathBans.find(({ targets }) => targets.some((target) => resolved.startsWith(target.under) || module === target.module));
+      const ban =
+        pathBans.find(({ targets }) => targets.some((target) => resolved.startsWith(target.under) || module === target.module)) ??
+        (typeOnly ? undefined : containBans.find(({ folders }) => !folders.some((under) => resolved.startsWith(under))));
       if (ban) context.report({ node, messageId: 'path', data: { specifier, resolved, message: ban.message } });
     }
 
+    /** `import type …`, `export type … from`, `import type x = require()`. @param {unknown} node @param {string} key */
+    const typeKind = (node, key) => field(node, key) === 'type';
+
     return {
-      ImportDeclaration: (node) => check(node, specifierIn(node.source)),
-      ExportNamedDeclaration: (node) => check(node, specifierIn(node.source)),
-      ExportAllDeclaration: (node) => check(node, specifierIn(node.source)),
-      ImportExpression: (node) => check(node, specifierIn(node.source)),
+      ImportDeclaration: (node) => check(node, specifierIn(node.source), typeKind(node, 'importKind')),
+      ExportNamedDeclaration: (node) => check(node, specifierIn(node.source), typeKind(node, 'exportKind')),
+      ExportAllDeclaration: (node) => check(node, specifierIn(node.source), typeKind(node, 'exportKind')),
+      ImportExpression: (node) => check(node, specifierIn(node.source), false),
       // `import x = require('x')`: how a CommonJS file (the preload) imports in TypeScript.
-      TSImportEqualsDeclaration: (/** @type {import('eslint').Rule.Node} */ node) => check(node, specifierIn(field(field(node, 'moduleReference'), 'expression'))),
-      // `import('x').T` in a type: a type-only import spelled inline, banned like `import type`.
-      TSImportType: (/** @type {import('eslint').Rule.Node} */ node) => check(node, specifierIn(field(node, 'source'))),
+      TSImportEqualsDeclaration: (/** @type {import('eslint').Rule.Node} */ node) =>
+        check(node, specifierIn(field(field(node, 'moduleReference'), 'expression')), typeKind(node, 'importKind')),
+      // `import('x').T` in a type: a type-only import spelled inline, banned like `import type` by zone bans.
+      TSImportType: (/** @type {import('eslint').Rule.Node} */ node) => check(node, specifierIn(field(node, 'source')), true),
     };
   },
 };

@@ -27,7 +27,8 @@ export interface SyncField {
   required?: true;
   /**
    * Compared by its fingerprint (fingerprint() below: a hash of the value): a password hash, which
-   * the desktop's change log keeps only as such (main/core/store/change-triggers.ts).
+   * the desktop's change log keeps only as such (migration 014's triggers,
+   * main/core/store/migrations/frozen/007-change-triggers.ts).
    */
   fingerprinted?: true;
   /** Set when the row is made, changed by no one after (a creation time): a delete does not compare it. */

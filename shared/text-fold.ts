@@ -13,6 +13,10 @@ const ACCENTS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\uf
  * JavaScript has no case-fold primitive; lower, upper, lower again reaches the full folding
  * (`ẞ` -> `ß` -> `SS` -> `ss`, final `ς` -> `Σ` -> `σ`). NFKD splits accents off their letters;
  * NFC at the end recomposes what was split but kept (Hangul, kana voicing marks).
+ *
+ * Databases keep keys folded by it: migration 004 of the desktop and 002 of the central filled
+ * them with a frozen copy of this function. A change of the fold needs migrations that refold
+ * every key (test/core/frozen-migrations.test.ts fails until then).
  */
 export function foldText(text: string): string {
   return text.normalize('NFKD').replace(ACCENTS, '').toLowerCase().toUpperCase().toLowerCase().normalize('NFC');

@@ -66,6 +66,33 @@ const FORBIDDEN: Record<string, Case[]> = {
     ['main/central/x.ts', "import { serve } from '../cli/serve.js';"],
     ['main/central/x.ts', "import { SyncAgent } from '../sync-client/agent.js';"],
   ],
+  // A migration imports no value from outside its folder (docs/design.md#zones), as well as its zone's bans.
+  'main/core/store/migrations/': [
+    ['main/core/store/migrations/x.ts', "import { sqlCellX } from '../../pois/grid.js';"],
+    ['main/core/store/migrations/x.ts', "import { foldText } from '../../../../shared/text-fold.js';"],
+    ['main/core/store/migrations/frozen/x.ts', "import { foldText } from '../../../../../shared/text-fold.js';"],
+    ['main/core/store/migrations/x.ts', "export { SYSTEM_CATEGORIES } from '../../../../shared/system-categories.js';"],
+    ['main/core/store/migrations/x.ts', "export * from '../../../../shared/system-categories.js';"],
+    ['main/core/store/migrations/x.ts', "import '../../pois/grid.js';"],
+    ['main/core/store/migrations/x.ts', "export const grid = await import('../../pois/grid.js');"],
+    // Not type-only under verbatimModuleSyntax: the module is still loaded.
+    ['main/core/store/migrations/x.ts', "import { type Migration } from '../migration.js';"],
+    ['main/core/store/migrations/x.ts', "import { z } from 'zod';"],
+    ['main/core/store/migrations/x.ts', "import { createHash } from 'node:crypto';"],
+    // Spellings that pass through the folder, or share its name's start.
+    ['main/core/store/migrations/x.ts', "import { sqlCellX } from '../migrations/../../pois/grid.js';"],
+    ['main/core/store/migrations/x.ts', "import { x } from '../migrations-old/x.js';"],
+    // The core's bans still hold, types included, and are reported once.
+    ['main/core/store/migrations/x.ts', "import { app } from 'electron';"],
+    ['main/core/store/migrations/x.ts', "import type { ApiServer } from '../../../http/server.js';"],
+  ],
+  'main/central/store/migrations/': [
+    ['main/central/store/migrations/x.ts', "import { SYSTEM_CATEGORIES } from '../../../../shared/system-categories.js';"],
+    ['main/central/store/migrations/x.ts', "import { centralPool } from '../pool.js';"],
+    ['main/central/store/migrations/x.ts', "import pg from 'pg';"],
+    ['main/central/store/migrations/x.ts', "import Database from 'better-sqlite3';"],
+    ['main/central/store/migrations/x.ts', "import type { Migration } from '../../../core/store/migration.js';"],
+  ],
   'main/http/': [
     ['main/http/x.ts', "import { app } from 'electron';"],
     ['main/http/routes/x.ts', "import { handleConsoleIpc } from '../../desktop/ipc.js';"],
@@ -144,6 +171,19 @@ const ALLOWED: Case[] = [
   ['renderer/src/x.ts', "import type { OpName } from '../../shared/contract';"],
   ['renderer/src/x.ts', "import { useQuery } from '@tanstack/react-query';"],
   ['renderer/src/x.ts', 'export const w = window.innerWidth;'],
+  ['main/core/store/migrations/x.ts', "import type { Migration } from '../migration.js';"],
+  ['main/core/store/migrations/x.ts', "import type { Database } from 'better-sqlite3';"],
+  ['main/core/store/migrations/x.ts', "export type { Database } from 'better-sqlite3';"],
+  ['main/core/store/migrations/x.ts', "export type Cell = import('../../pois/grid.js').Cell;"],
+  ['main/core/store/migrations/x.ts', "import { LOGGED_010 } from './010-undo.js';"],
+  ['main/core/store/migrations/x.ts', "import { triggers } from './frozen/007-change-triggers.js';"],
+  ['main/core/store/migrations/frozen/x.ts', "import { SQL_UUID } from '../004-stable-identity-folded-text.js';"],
+  ['main/core/store/migrations/index.ts', "import { migration001 } from './001-membership.js';"],
+  ['main/central/store/migrations/x.ts', "import type { PoolClient } from 'pg';"],
+  ['main/central/store/migrations/x.ts', "import type { CentralMigration } from '../migration.js';"],
+  // Live code outside the migrations imports what it likes, the migrations included.
+  ['main/core/pois/x.ts', "import { sqlCellX } from './grid.js';"],
+  ['main/core/store/x.ts', "import { MIGRATIONS } from './migrations/index.js';"],
   ['test/x.test.ts', "import { app } from 'electron';"],
   ['test/x.test.ts', "import { ApiServer } from '../main/http/server.js';"],
 ];
@@ -163,6 +203,12 @@ describe('the zone rules of the linter', () => {
   it('say where a relative import lands', async () => {
     expect(await zoneErrors('main/core/pois/x.ts', "import { SyncAgent } from '../../sync-client/agent.js';")).toEqual([
       expect.stringContaining("'../../sync-client/agent.js' is main/sync-client/agent.js: the sync client drives the core"),
+    ]);
+  });
+
+  it('tell a migration where its values must come from', async () => {
+    expect(await zoneErrors('main/core/store/migrations/x.ts', "import { sqlCellX } from '../../pois/grid.js';")).toEqual([
+      expect.stringContaining("'../../pois/grid.js' is main/core/pois/grid.js: a migration imports no value from outside main/core/store/migrations/"),
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYSTEM_CATEGORIES } from '../../main/core/store/migrations/002-pois.js';
+import { SYSTEM_CATEGORIES } from '../../shared/system-categories.js';
 import { poiFixture, type Fixture } from '../support/fixture.js';
 
 let f: Fixture;

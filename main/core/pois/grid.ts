@@ -1,9 +1,11 @@
 /**
  * The map's grid: Web Mercator tiles, as a slippy map draws them. At level `g` the world is
- * 2^g × 2^g cells; a cell at level `z + 2` is 64 px wide on a map at zoom `z`. Declared once in
- * two dialects that must agree, SQL (the triggers of migration 013 and the filtered views) and
- * JavaScript (which cells a viewport covers). Changing either needs a migration that rebuilds
- * `map_cells`.
+ * 2^g × 2^g cells; a cell at level `z + 2` is 64 px wide on a map at zoom `z`. Declared in two
+ * dialects that must agree, SQL (the filtered views) and JavaScript (which cells a viewport
+ * covers), and with the SQL copied, frozen, into migration 013
+ * (main/core/store/migrations/013-map-grid.ts), whose triggers keep `map_cells`. Changing either
+ * needs a migration that rebuilds `map_cells` and its triggers
+ * (test/core/frozen-migrations.test.ts fails until then).
  */
 
 /** Web Mercator's limits: the poles are infinitely far; POIs beyond these fall in the edge cells. */

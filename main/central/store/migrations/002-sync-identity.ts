@@ -1,6 +1,75 @@
-import { SYSTEM_CATEGORIES } from '../../../../shared/system-categories.js';
-import { SYNC_ENTITIES, uniqueKeys } from '../../../../shared/sync-entities.js';
 import type { CentralMigration } from '../migration.js';
+
+/*
+ * What this migration read of shared/, copied as it was, so that a later edit there does not
+ * change what it writes: the system categories (shared/system-categories.ts) and the keys unique
+ * among a client's live rows, with their folds (`uniqueKeys` of shared/sync-entities.ts,
+ * `sameNameKey` and `foldText` of shared/text-fold.ts). Sync writes and compares these columns
+ * with the live declarations, so the two must agree (test/core/frozen-migrations.test.ts): a new
+ * fold or list needs a migration of its own.
+ */
+
+/** The built-in categories, `system:1`, `system:2`... in this order. */
+export const SYSTEM_CATEGORIES_002 = [
+  'Restaurant',
+  'Café and bar',
+  'Hotel and lodging',
+  'Shop',
+  'Supermarket',
+  'Museum',
+  'Monument and landmark',
+  'Park and garden',
+  'Beach',
+  'Viewpoint',
+  'Hospital and clinic',
+  'Pharmacy',
+  'School and university',
+  'Library',
+  'Public transport stop',
+  'Train station',
+  'Airport',
+  'Fuel station',
+  'EV charging',
+  'Parking',
+  'Bank and ATM',
+  'Post office',
+  'Police',
+  'Place of worship',
+  'Sports facility',
+  'Theatre and cinema',
+  'Public toilet',
+  'Drinking water',
+  'Tourist information',
+  'Other',
+] as const;
+
+const ACCENTS_002 = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/g;
+
+function foldText002(text: string): string {
+  return text.normalize('NFKD').replace(ACCENTS_002, '').toLowerCase().toUpperCase().toLowerCase().normalize('NFC');
+}
+
+function sameNameKey002(text: string): string {
+  return foldText002(text).replace(/\s+/gu, ' ').trim();
+}
+
+export interface UniqueKey002 {
+  field: string;
+  column: string;
+  fold: (value: string) => string;
+}
+
+/** Each entity's table and its unique keys, with the fold each column keeps. */
+export const UNIQUE_KEYS_002: Readonly<Record<'member' | 'category', { table: string; keys: readonly UniqueKey002[] }>> = {
+  member: {
+    table: 'members',
+    keys: [
+      { field: 'username', column: 'username_key', fold: (s: string): string => s.toLowerCase() },
+      { field: 'email', column: 'email_key', fold: (s: string): string => s.toLowerCase() },
+    ],
+  },
+  category: { table: 'categories', keys: [{ field: 'description', column: 'name_key', fold: sameNameKey002 }] },
+};
 
 const SYNCED_TABLES = ['pois', 'categories', 'members', 'warnings'] as const;
 
@@ -44,12 +113,12 @@ export const central002: CentralMigration = {
 
       CREATE TABLE system_categories (id integer PRIMARY KEY, description text NOT NULL);
     `);
-    // Folded as the desktops fold them (shared/sync-entities.ts), which SQL's lower() may not do alike in every locale.
+    // Folded as the desktops fold them (UNIQUE_KEYS_002 above), which SQL's lower() may not do alike in every locale.
     for (const entity of ['member', 'category'] as const) {
-      const keys = uniqueKeys(entity);
-      const { rows } = await db.query<Record<string, string>>(`SELECT uuid::text, ${keys.map((k) => k.field).join(', ')} FROM ${SYNC_ENTITIES[entity].table}`);
+      const { table, keys } = UNIQUE_KEYS_002[entity];
+      const { rows } = await db.query<Record<string, string>>(`SELECT uuid::text, ${keys.map((k) => k.field).join(', ')} FROM ${table}`);
       for (const row of rows) {
-        await db.query(`UPDATE ${SYNC_ENTITIES[entity].table} SET ${keys.map((k, i) => `${k.column} = $${i + 2}`).join(', ')} WHERE uuid = $1`, [row.uuid, ...keys.map((k) => k.fold(row[k.field] ?? ''))]);
+        await db.query(`UPDATE ${table} SET ${keys.map((k, i) => `${k.column} = $${i + 2}`).join(', ')} WHERE uuid = $1`, [row.uuid, ...keys.map((k) => k.fold(row[k.field] ?? ''))]);
       }
     }
     await db.query(`
@@ -59,7 +128,7 @@ export const central002: CentralMigration = {
       ALTER TABLE categories ALTER COLUMN name_key SET NOT NULL;
       CREATE INDEX categories_by_name ON categories (client_id, name_key) WHERE deleted_at IS NULL;
     `);
-    await db.query('INSERT INTO system_categories (id, description) SELECT n, d FROM unnest($1::text[]) WITH ORDINALITY AS s(d, n)', [SYSTEM_CATEGORIES]);
+    await db.query('INSERT INTO system_categories (id, description) SELECT n, d FROM unnest($1::text[]) WITH ORDINALITY AS s(d, n)', [SYSTEM_CATEGORIES_002]);
     await db.query(`
       CREATE VIEW pois_public AS
         SELECT p.uuid, p.client_id, p.name, p.description, p.lat, p.lng, p.elevation, p.accuracy, p.vaccuracy,

@@ -1,8 +1,43 @@
 import type { Migration } from '../migration.js';
 
-import { SYSTEM_CATEGORIES } from '../../../../shared/system-categories.js';
-
-export { SYSTEM_CATEGORIES };
+/**
+ * The built-in categories as this migration wrote them, ids 1, 2, 3... in this order: a copy of
+ * shared/system-categories.ts as it was, so that a later edit of that list does not change what
+ * this migration writes (test/core/frozen-migrations.test.ts says when the two part ways: the
+ * new names then need a migration of their own).
+ */
+export const SYSTEM_CATEGORIES_002 = [
+  'Restaurant',
+  'Café and bar',
+  'Hotel and lodging',
+  'Shop',
+  'Supermarket',
+  'Museum',
+  'Monument and landmark',
+  'Park and garden',
+  'Beach',
+  'Viewpoint',
+  'Hospital and clinic',
+  'Pharmacy',
+  'School and university',
+  'Library',
+  'Public transport stop',
+  'Train station',
+  'Airport',
+  'Fuel station',
+  'EV charging',
+  'Parking',
+  'Bank and ATM',
+  'Post office',
+  'Police',
+  'Place of worship',
+  'Sports facility',
+  'Theatre and cinema',
+  'Public toilet',
+  'Drinking water',
+  'Tourist information',
+  'Other',
+] as const;
 
 /**
  * POIs, categories (system rows have client_id NULL), POI-category links, warnings, and an
@@ -80,6 +115,6 @@ export const migration002: Migration = {
       END;
     `);
     const insert = db.prepare('INSERT INTO categories (id, client_id, description, created_at) VALUES (?, NULL, ?, 0)');
-    SYSTEM_CATEGORIES.forEach((description, i) => insert.run(i + 1, description));
+    SYSTEM_CATEGORIES_002.forEach((description, i) => insert.run(i + 1, description));
   },
 };

@@ -1,5 +1,17 @@
-import { foldText } from '../../../../shared/text-fold.js';
 import type { Migration } from '../migration.js';
+
+/**
+ * The fold this migration filled the `_key` columns of existing rows with: a copy of `foldText`
+ * of shared/text-fold.ts as it was, so that a later change of the live fold does not change
+ * what this migration writes. The store writes and compares keys with the live fold, so the two
+ * must agree (test/core/frozen-migrations.test.ts): a new fold needs a migration that refolds
+ * every key.
+ */
+const ACCENTS_004 = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/g;
+
+export function foldText004(text: string): string {
+  return text.normalize('NFKD').replace(ACCENTS_004, '').toLowerCase().toUpperCase().toLowerCase().normalize('NFC');
+}
 
 /** A random UUID (version 4) from SQLite's own generator: the default of every `uuid` column. */
 export const SQL_UUID = `(lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-'
@@ -17,14 +29,15 @@ const POI_COLUMNS =
  *
  * Text filters match case- and accent-insensitively in every script (`ávila` finds `Ávila`):
  * SQLite's NOCASE and LIKE fold ASCII only, so each filtered column gets a folded copy
- * (shared/text-fold.ts), written by the store with the row and indexed where the filter is exact.
+ * (foldText004 above; the store's is shared/text-fold.ts), written by the store with the row
+ * and indexed where the filter is exact.
  */
 export const migration004: Migration = {
   version: 4,
   name: 'stable identity, folded text',
   rebuildsReferencedTables: true,
   up(db) {
-    db.function('text_fold', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? foldText(text) : null));
+    db.function('text_fold', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? foldText004(text) : null));
     db.exec(`
       CREATE TABLE pois_next (
         id              INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -1,5 +1,5 @@
 import type { Migration } from '../migration.js';
-import { POI_CLIENT, triggers, type Logged } from '../change-triggers.js';
+import { POI_CLIENT, triggers, type Logged } from './frozen/007-change-triggers.js';
 
 /**
  * What each table records, as of this schema version (008 changes the POIs').

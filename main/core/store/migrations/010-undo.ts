@@ -1,4 +1,4 @@
-import { triggers, type Logged } from '../change-triggers.js';
+import { triggers, type Logged } from './frozen/007-change-triggers.js';
 import type { Migration } from '../migration.js';
 import { LOGGED_008 } from './008-lighter-change-log.js';
 

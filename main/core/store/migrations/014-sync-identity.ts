@@ -1,4 +1,4 @@
-import { triggers } from '../change-triggers.js';
+import { triggers } from './frozen/007-change-triggers.js';
 import type { Migration } from '../migration.js';
 import { LOGGED_010 } from './010-undo.js';
 

@@ -1,7 +1,10 @@
 /**
- * The change log's triggers, generated from a declaration per logged table. The SQL a
- * migration generates is part of that migration: a change to what this file generates for a
- * given declaration needs a new migration that recreates the triggers.
+ * The change log's triggers, generated from a declaration per logged table, for the migrations
+ * that create them (007, 008, 010, 014) and for them only: it lives among the migrations so that
+ * no live code of the store depends on it or changes it. The SQL a migration generates is part of
+ * that migration, so what this file generates for a given declaration and shape must never
+ * change: a new form of trigger is a new `LogShape` flag (as `undoes`, `opId` and `fingerprints`
+ * were), or a copy of this file under the name of the migration that needs it.
  */
 
 /** How the log names one table's rows, as SQL over the row (`R` stands for NEW or OLD). */
