@@ -34,7 +34,7 @@ const HANDLERS = {
 
 const isGroup = (word: string): word is CommandGroup => COMMANDS.some((c) => c.command.split(' ')[0] === word);
 
-export async function main(argv: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   // The table is parseArgs's options as it stands; `satisfies` checks that what parseArgs types
   // from it is what the handlers take.
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: FLAGS });

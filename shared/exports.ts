@@ -1,5 +1,5 @@
 // The formats are declared in file-formats.ts; these names stay for the modules that use them.
-export { EXPORT_FORMATS, IMPORT_FORMATS, type ExportFormat, type ImportFormat } from './file-formats.js';
+export { EXPORT_FORMATS, type ExportFormat } from './file-formats.js';
 import type { ExportFormat } from './file-formats.js';
 
 /** What an export wrote. */

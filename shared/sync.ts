@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { categoryRef, fieldNames, SYNC_ENTITIES, SYNCED_ENTITIES, sortedRefs, UUID, type FieldValue, type SyncedEntity } from './sync-entities.js';
+import { fieldNames, SYNC_ENTITIES, SYNCED_ENTITIES, sortedRefs, UUID, type FieldValue, type SyncedEntity } from './sync-entities.js';
 
 /**
  * The sync protocol between a desktop and the central (docs/sync.md), declared once: the desktop
@@ -9,9 +9,6 @@ import { categoryRef, fieldNames, SYNC_ENTITIES, SYNCED_ENTITIES, sortedRefs, UU
  * Identity across machines is the UUID: integer ids stay local to each desktop. A category is
  * named by its UUID, or, for the system categories (the same ids on every desktop), as `system:N`.
  */
-
-export { categoryRef, SYNCED_ENTITIES };
-export type { CategoryRef, FieldValue, SyncedEntity } from './sync-entities.js';
 
 /** A UUID in any case, taken in lower case: one row, one spelling (a row of another client is then recognised as such). */
 const uuid = z.string().toLowerCase().regex(UUID, 'must be a UUID');

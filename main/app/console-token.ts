@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * same at every start of `npm start` and `cli serve` on that folder, so open tabs survive a
  * restart; `cli console rotate-token` replaces it, and running consoles follow at once.
  */
-export const CONSOLE_TOKEN_FILE = 'console-token';
+const CONSOLE_TOKEN_FILE = 'console-token';
 
 const newConsoleToken = (): string => randomBytes(24).toString('base64url');
 const USABLE = /^[A-Za-z0-9_-]{16,256}$/;
@@ -33,7 +33,7 @@ function readToken(file: string): string {
 }
 
 /** The folder's console token; created on first use. A file others may read is made private. */
-export function loadConsoleToken(dir: string): string {
+function loadConsoleToken(dir: string): string {
   const file = join(dir, CONSOLE_TOKEN_FILE);
   try {
     if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);

@@ -31,7 +31,7 @@ const NO_SYNC = (): never => {
 };
 
 /** Every console operation: the core's, plus the listener's and the sync's, which the host runs. */
-export function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAgent): Handlers<OpName> {
+function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAgent): Handlers<OpName> {
   return {
     ...core.console,
     'listener.status': () => listener.status(),

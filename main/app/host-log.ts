@@ -18,7 +18,7 @@ export function logFormatOf(text: string | undefined, fallback: LogFormat): LogF
 
 /** The desktop's log file is rotated past this size, at start: the last LOG_FILES_KEPT are kept. */
 export const LOG_FILE_MAX_BYTES = 5 * 1024 * 1024;
-export const LOG_FILES_KEPT = 3;
+const LOG_FILES_KEPT = 3;
 
 /** What no log line may carry, wherever it comes from: credentials and passwords. */
 const REDACT = ['req.headers.authorization', 'headers.authorization', 'password', 'pwd', 'token', 'access_token', 'oauth_token', 'credential', '*.password', '*.pwd', '*.token', '*.credential'];

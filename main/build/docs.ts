@@ -16,7 +16,7 @@ export const GENERATED_END = '<!-- end of the generated part -->';
 const cell = (text: string): string => text.replaceAll('|', '\\|');
 
 /** The command reference: one row per command, then one per flag. */
-export function cliReference(): string {
+function cliReference(): string {
   return [
     '| Command | What it does |',
     '|---|---|',
@@ -39,7 +39,7 @@ export function withCliReference(page: string): string {
 }
 
 /** `npm run docs`: rewrites the generated part of docs/cli.md; says whether it changed. */
-export function writeDocs(): boolean {
+function writeDocs(): boolean {
   const file = join(root, CLI_PAGE);
   const page = readFileSync(file, 'utf8');
   const next = withCliReference(page);

@@ -16,7 +16,7 @@ function newestMtime(dir: string): number {
 }
 
 /** True when the built UI is missing or older than its sources (renderer/ or shared/). */
-export function rendererIsStale(dir = rendererDir()): boolean {
+function rendererIsStale(dir = rendererDir()): boolean {
   const index = join(dir, 'index.html');
   if (!existsSync(index)) return true;
   const built = statSync(index).mtimeMs;

@@ -6,7 +6,7 @@ import { writeMbtiles, type TileEntry } from './map-package-writer.js';
 const root = join(import.meta.dirname, '..', '..');
 
 /** Where the build puts the sample city (packaged with dist/). */
-export const SAMPLE_MAP_FILE = join(root, 'dist', 'sample-map', 'san-francisco.mbtiles');
+const SAMPLE_MAP_FILE = join(root, 'dist', 'sample-map', 'san-francisco.mbtiles');
 
 /**
  * The sample street-level package a new user sees offline on the first start: San Francisco's

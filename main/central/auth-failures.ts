@@ -1,6 +1,6 @@
 /** Wrong credentials one address may send in a window before it waits: far more than a typo, far fewer than a guess. */
 export const MAX_FAILED_AUTHENTICATIONS = 20;
-export const FAILURE_WINDOW_MS = 60_000;
+const FAILURE_WINDOW_MS = 60_000;
 /** Addresses remembered at most: a flood from many addresses cannot grow the table without bound. */
 const MAX_ADDRESSES = 10_000;
 

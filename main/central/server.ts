@@ -27,7 +27,7 @@ export interface CentralServerOptions {
  * How much each request may send, refused with 413 before it is read: a push of MAX_PUSH changes
  * of the largest rows fits in the first; nothing else has a body of more than a few values.
  */
-export const BODY_LIMITS = { push: 32 * 1024 * 1024, other: 64 * 1024 } as const;
+const BODY_LIMITS = { push: 32 * 1024 * 1024, other: 64 * 1024 } as const;
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 

@@ -23,7 +23,7 @@ export class ServiceError extends Error {
   }
 }
 
-export const missing = (parameter: string): ServiceError =>
+const missing = (parameter: string): ServiceError =>
   new ServiceError('MISSING_PARAMETER', `${parameter} is required`, parameter);
 
 export const invalid = (parameter: string, reason: string): ServiceError =>

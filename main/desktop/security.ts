@@ -29,7 +29,7 @@ export function openExternalLink(input: unknown, userActivated: boolean): Answer
  * Electron does not say whether a person asked for them. Links leave the app only through
  * `openExternalLink`, from the renderer's click handler.
  */
-export function harden(contents: WebContents): void {
+function harden(contents: WebContents): void {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }));
   contents.on('will-navigate', (event, url) => {
     if (!isOwn(url)) event.preventDefault();

@@ -56,7 +56,7 @@ function routesAt(resource: string): Array<{ route: Route; captured: string[] }>
 }
 
 const SHAPE = /^\/([^/]*)\/(.+)\.([^/.]*)$/;
-export const SUPPORTED_VERSION = '1';
+const SUPPORTED_VERSION = '1';
 
 function decodeSegment(text: string): string {
   try {

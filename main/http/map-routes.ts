@@ -24,8 +24,8 @@ interface UploadQuery {
 }
 
 /** The browser mode's paths for map packages; the page builds its tile URLs from TILE_PATH. */
-export const TILE_PATH = '/console/tiles';
-export const ONLINE_TILE_PATH = '/console/online-tiles';
+const TILE_PATH = '/console/tiles';
+const ONLINE_TILE_PATH = '/console/online-tiles';
 
 const tooLarge = (limit: number): ServiceError => new ServiceError('PAYLOAD_TOO_LARGE', `a map package may be at most ${limit} bytes`, 'file');
 

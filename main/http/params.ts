@@ -115,7 +115,7 @@ export class WireParams {
 
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-export function parseDecimal(name: string, text: string): number {
+function parseDecimal(name: string, text: string): number {
   const trimmed = text.trim();
   if (trimmed.length > 64 || !DECIMAL.test(trimmed)) throw invalid(name, 'must be a decimal number');
   const n = Number(trimmed);

@@ -31,14 +31,14 @@ export interface SyncReport {
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /** The most bytes of JSON one push sends: well under the central's limit (BODY_LIMITS.push, 32 MiB). */
-export const MAX_PUSH_BYTES = 16 * 1024 * 1024;
+const MAX_PUSH_BYTES = 16 * 1024 * 1024;
 
 /**
  * The credential travels only where no one else reads it: https, or plain http to this very
  * computer (a tunnel, a TLS proxy beside the central), unless told otherwise. Checked before
  * anything is sent.
  */
-export function checkTransport(target: SyncTarget): void {
+function checkTransport(target: SyncTarget): void {
   let url: URL;
   try {
     url = new URL(target.url);

@@ -8,7 +8,7 @@ import type { SyncTarget } from './client.js';
  * --url URL --credential CRED`. `POI_SYNC_CREDENTIAL` in the environment overrides it and is then
  * never written. The central keeps only the secret's hash and can revoke it.
  */
-export const SYNC_TARGET_FILE = 'sync-target.json';
+const SYNC_TARGET_FILE = 'sync-target.json';
 
 export function saveTarget(dir: string, target: SyncTarget): void {
   const file = join(dir, SYNC_TARGET_FILE);

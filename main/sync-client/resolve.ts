@@ -15,7 +15,7 @@ export type Choice =
   | { merge: { keep: string; drop: string } };
 
 /** A choice from this desktop's point of view, as the central's resolution (the central knows sides as pushed and earlier). */
-export function resolutionOf(conflict: ConflictReply, choice: Choice, thisDevice: string): Resolution {
+function resolutionOf(conflict: ConflictReply, choice: Choice, thisDevice: string): Resolution {
   if (!('keep' in choice)) return choice;
   if (choice.keep === 'pushed' || choice.keep === 'earlier') return { keep: choice.keep };
   const mine = conflict.device === thisDevice ? 'pushed' : conflict.other_device === thisDevice ? 'earlier' : undefined;

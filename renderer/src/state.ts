@@ -9,8 +9,6 @@ export type Panel =
   | { kind: 'poi-edit'; poi: number }
   | { kind: TabKind };
 
-export type PanelKind = Panel['kind'];
-
 const CLIENT_KEY = 'poi-admin.client';
 
 export const rememberedClient = (): string | undefined => localStorage.getItem(CLIENT_KEY) ?? undefined;

@@ -42,7 +42,7 @@ const httpBridge: ConsoleBridge = {
 
 /** In Electron the preload exposes the bridge; in a browser we talk HTTP to the same core. */
 export const inBrowserMode = window[BRIDGE_GLOBAL] === undefined;
-export const bridge: ConsoleBridge = window[BRIDGE_GLOBAL] ?? httpBridge;
+const bridge: ConsoleBridge = window[BRIDGE_GLOBAL] ?? httpBridge;
 
 /** A refusal from the main process, carrying the catalog error (and the field it concerns). */
 export class ConsoleError extends Error {

@@ -165,13 +165,3 @@ export const whereInput = z.object({
 });
 export type WhereInput = Loose<z.input<typeof whereInput>>;
 export type ValidWhere = z.output<typeof whereInput>;
-
-/** A map viewport; west > east means it crosses the antimeridian. */
-export const viewportInput = z.object({
-  south: lat,
-  north: lat,
-  west: lng,
-  east: lng,
-  limit: z.number().int().min(1).max(200_000).optional(),
-}).refine((v) => v.south <= v.north, { message: 'must not be north of north', path: ['south'] });
-export type ViewportInput = Loose<z.input<typeof viewportInput>>;

@@ -13,14 +13,12 @@ export interface PoiBenchResult {
   near: Timing;
   nearCategory: Timing;
   nearBaseline: Timing;
-  viewport: Timing;
-  viewportMarkersMedian: number;
   rssMiB: number;
 }
 
 /**
- * get_near and map-viewport queries on a database of `count` POIs, through the core functions
- * the HTTP routes call (full replies for near, compact markers for the viewport). The baseline
+ * get_near queries on a database of `count` POIs, through the core function the HTTP route
+ * calls (full replies; map views are measured by map.ts and scale.ts). The baseline
  * is the same near query answered without the R*Tree (a scan of the client's rows), measured on
  * the same database in the same run.
  */
@@ -47,17 +45,6 @@ export function benchPois(count: number, log: (line: string) => void = console.l
       const [lat, lng] = at(i);
       return scan.all(clientId, lat - 0.01, lat + 0.01, lng - 0.013, lng + 0.013);
     });
-    // A map viewport at about zoom 13 on a laptop screen: 0.08 x 0.16 degrees.
-    let markers = 0;
-    const sizes: number[] = [];
-    const viewport = time(2000, 200, (i) => {
-      const [lat, lng] = at(i);
-      const m = core.queries.markers(clientId, { south: lat - 0.04, north: lat + 0.04, west: lng - 0.08, east: lng + 0.08 });
-      markers = m.length;
-      sizes.push(markers);
-      return m;
-    });
-    sizes.sort((a, b) => a - b);
     const databaseMiB = statSync(file).size / 2 ** 20;
     const result: PoiBenchResult = {
       pois: count,
@@ -67,15 +54,12 @@ export function benchPois(count: number, log: (line: string) => void = console.l
       near,
       nearCategory,
       nearBaseline,
-      viewport,
-      viewportMarkersMedian: sizes[Math.floor(sizes.length / 2)] ?? 0,
       rssMiB: process.memoryUsage().rss / 2 ** 20,
     };
     log(`filled in ${result.fillSeconds.toFixed(1)} s; database ${databaseMiB.toFixed(0)} MiB`);
     log(`get_near r=${radius} m, total<=100      median ${fmt(near.median)} ms   p99 ${fmt(near.p99)} ms   (${near.runs} runs)`);
     log(`get_near + category filter         median ${fmt(nearCategory.median)} ms   p99 ${fmt(nearCategory.p99)} ms`);
     log(`baseline: same box without R*Tree  median ${fmt(nearBaseline.median)} ms   (${(nearBaseline.median / near.median).toFixed(0)}x slower)`);
-    log(`viewport markers (median ${result.viewportMarkersMedian})  median ${fmt(viewport.median)} ms   p99 ${fmt(viewport.p99)} ms`);
     return result;
   } finally {
     core.close();

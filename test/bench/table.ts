@@ -62,8 +62,6 @@ export function buildRows(h: HttpBenchResult | undefined, p: PoiBenchResult | un
     rows.push([`get_near r=${p.nearRadiusM} m total<=100 (${n} POIs)`, 'core, in-process', `${p.near.runs} runs`, ms(p.near.median), ms(p.near.p99), scan,
       `${(p.nearBaseline.median / p.near.median).toFixed(0)}x faster`, '']);
     rows.push([`get_near + category filter (${n} POIs)`, 'core, in-process', `${p.nearCategory.runs} runs`, ms(p.nearCategory.median), ms(p.nearCategory.p99), '', '', '']);
-    rows.push([`viewport markers, ~0.08x0.16 deg (median ${p.viewportMarkersMedian} markers)`, 'core, in-process', `${p.viewport.runs} runs`,
-      ms(p.viewport.median), ms(p.viewport.p99), '', '', '']);
   }
   return rows;
 }

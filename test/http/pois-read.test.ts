@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metresBetween } from '../../main/core/pois/geo.js';
+import type { MapView } from '../../shared/contract.js';
 import { poiFixture, type Fixture } from '../support/fixture.js';
 
 let f: Fixture;
@@ -116,15 +117,16 @@ describe('delete', () => {
   });
 });
 
-describe('map viewport markers (core)', () => {
-  it('returns compact markers inside a box, also across the antimeridian', () => {
-    const clientId = f.apiKey;
-    const madrid = f.t.core.queries.markers(clientId, { south: 40.41, north: 40.42, west: -3.71, east: -3.68 });
-    expect(madrid.map((m) => m.name).sort()).toEqual(['Prado', 'Retiro', 'Sol']);
-    expect(Object.keys(madrid[0]!).sort()).toEqual(['id', 'lat', 'lng', 'name']);
-    const wrap = f.t.core.queries.markers(clientId, { south: -90, north: 90, west: 170, east: -170 });
-    expect(wrap).toEqual([]);
-    const world = f.t.core.queries.markers(clientId, { south: -90, north: 90, west: -10, east: 5 });
-    expect(world.length).toBe(5);
+describe('map view (core)', () => {
+  it('shows the POIs inside a box one by one, also across the antimeridian, and never another client', async () => {
+    const view = async (box: { south: number; north: number; west: number; east: number }, zoom: number) =>
+      (await f.t.core.console['pois.map']({ clientId: f.apiKey, ...box, zoom })) as MapView;
+    const madrid = await view({ south: 40.41, north: 40.42, west: -3.71, east: -3.68 }, 18);
+    expect(madrid.points.map((p) => p.name).sort()).toEqual(['Prado', 'Retiro', 'Sol']);
+    expect(madrid.points.every((p) => p.count === 1 && p.poi !== undefined)).toBe(true);
+    expect((await view({ south: -90, north: 90, west: 170, east: -170 }, 2)).total).toBe(0);
+    // West of 170 east to 5 crosses the antimeridian: the box from -180 to 5 holds all five.
+    expect((await view({ south: -90, north: 90, west: 170, east: 5 }, 2)).total).toBe(5);
+    expect((await view({ south: -90, north: 90, west: -10, east: 5 }, 2)).total).toBe(5);
   });
 });

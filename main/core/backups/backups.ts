@@ -16,7 +16,7 @@ import type { CoreEvents } from '../events.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long checking a file to restore may take (`integrity_check` reads every page: minutes for gigabytes); past it the file is refused. */
-export const RESTORE_CHECK_MS = 15 * 60_000;
+const RESTORE_CHECK_MS = 15 * 60_000;
 
 const restoreCancelled = (cause?: unknown): Error => new Error('the restore was cancelled: nothing was changed', { cause });
 

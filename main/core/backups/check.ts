@@ -9,7 +9,7 @@ export const refused = (why: string, cause?: unknown): ServiceError => new Servi
 const LATEST = MIGRATIONS.length;
 
 /** The tables, indexes and triggers a database holds, by name (not the SQLite internals). */
-export const schemaNames = (db: Database): string[] =>
+const schemaNames = (db: Database): string[] =>
   db
     .prepare<[], string>("SELECT type || ' ' || name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY 1")
     .pluck()

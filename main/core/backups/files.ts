@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { BackupInfo, BackupKind } from '../../../shared/backups.js';
 
 /** Why each backup was taken: its name says so, and only the daily ones are pruned. */
-export const BACKUP_KINDS = ['manual', 'daily', 'before-restore'] as const satisfies readonly BackupKind[];
+const BACKUP_KINDS = ['manual', 'daily', 'before-restore'] as const satisfies readonly BackupKind[];
 
 /** `poi-daily-2026-01-15T12-00-00-000Z.sqlite`: the kind, then the UTC time it was taken. */
 const NAME = /^poi-(manual|daily|before-restore)-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z(?:-(\d+))?\.sqlite$/;

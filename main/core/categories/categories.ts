@@ -13,7 +13,7 @@ interface CategoryRow {
   deleted_at: number | null;
 }
 
-export const categoryReply = (row: Pick<CategoryRow, 'id' | 'client_id' | 'description'>): CategoryReply => ({
+const categoryReply = (row: Pick<CategoryRow, 'id' | 'client_id' | 'description'>): CategoryReply => ({
   Id: row.id,
   Description: row.description,
   is_system_category: row.client_id === null,

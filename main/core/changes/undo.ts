@@ -21,7 +21,7 @@ const NAMED = 5;
  * 100 µs each, so a turn stays under ~10 ms and a get.json sent meanwhile is answered between
  * two slices, instead of after an undo of 100,000 POIs (8.7 s in one transaction before).
  */
-export const UNDO_SLICE = 80;
+const UNDO_SLICE = 80;
 
 /** How far an import's undo got: changes reversed, of how many. */
 export type UndoProgress = (undone: number, of: number) => void;

@@ -13,7 +13,7 @@ import type { Services } from '../services.js';
 import { pagesOf } from './poi-export.js';
 
 /** How long an export's file waits in the data folder to be downloaded; older ones go when the next export starts, all when the app stops. */
-export const EXPORT_FILE_KEPT_MS = 24 * 60 * 60 * 1000;
+const EXPORT_FILE_KEPT_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The client's POIs as counted by the map's grid (every POI is in one cell of the coarsest

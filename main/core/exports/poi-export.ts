@@ -4,7 +4,7 @@ import type { PoiReply } from '../../../shared/wire.js';
 import type { Services } from '../services.js';
 import { writerOf } from '../formats/index.js';
 
-export { EXPORT_FORMATS, type ExportFormat, type ExportOptions } from '../../../shared/file-formats.js';
+export type { ExportFormat, ExportOptions } from '../../../shared/file-formats.js';
 export { CSV_COLUMNS } from '../formats/csv.js';
 
 /** Rows read per page: the export's memory is this many POIs, whatever the client holds. */

@@ -3,7 +3,7 @@ import { csv } from './csv.js';
 import type { FormatReader, FormatWriter } from './format.js';
 import { geojson } from './geojson.js';
 
-export type { FormatReader, FormatWriter, ImportRecord } from './format.js';
+export type { ImportRecord } from './format.js';
 
 /** What a format's module must have: a reader when the format imports, a writer when it exports (shared/file-formats.ts). */
 type Sides<K extends FormatId> = ((typeof FILE_FORMATS)[K]['import'] extends true ? { read: FormatReader } : unknown) &

@@ -3,12 +3,10 @@ import { NominatimGeocoder } from './nominatim.js';
 import { OfflineGeocoder } from './offline.js';
 
 export { CompositeGeocoder } from './composite.js';
-export { assertCoordinate, compactAddress, isWarmable } from './geocoder.js';
-export type { GeocodedAddress, Geocoder, Warmable } from './geocoder.js';
+export { isWarmable } from './geocoder.js';
+export type { GeocodedAddress, Geocoder } from './geocoder.js';
 export { DEFAULT_MIN_INTERVAL_MS, DEFAULT_TIMEOUT_MS, NominatimGeocoder } from './nominatim.js';
-export type { NominatimOptions } from './nominatim.js';
 export { largestPlaces, OfflineGeocoder, offlineLoadStats } from './offline.js';
-export type { LoadStats } from './offline.js';
 
 export interface GeocoderOptions {
   /** Base URL of a Nominatim server; online geocoding is off unless this is set. */

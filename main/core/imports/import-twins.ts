@@ -11,7 +11,7 @@ import type { PoiStore } from '../pois/poi-store.js';
  * client has is that POI again: skipped by default, so that importing a file twice changes
  * nothing (a GPS position written to 7 decimals is 1 cm; 1 m allows for rounding by a program).
  */
-export const IDENTICAL_WITHIN_M = 1;
+const IDENTICAL_WITHIN_M = 1;
 /** A Check only writes nothing, so it keeps the rows it has read to compare with: at most this many (then they are let go). */
 const KEPT_UNWRITTEN = 50_000;
 /** POIs of one name within 1 m looked at for an identical row: past a few, the fields decide nothing new. */

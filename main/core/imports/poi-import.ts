@@ -42,7 +42,7 @@ const FLUSH_MS = 4;
  * An import gives the event loop back at least this often, so a get.json arriving meanwhile
  * waits at most about this long (docs/imports.md).
  */
-export const IMPORT_TURN_MS = 6;
+const IMPORT_TURN_MS = 6;
 /** A report lists at most this many refusals (and counts the rest). */
 const MAX_LISTED = 1_000;
 

@@ -73,7 +73,7 @@ interface Running {
 /** How many jobs a list shows. */
 const LISTED = 50;
 /** How often a running job says it is alive (its row's `seen_at`). */
-export const HEARTBEAT_MS = 10_000;
+const HEARTBEAT_MS = 10_000;
 /** A running job not seen alive for this long is taken for dead, whatever its pid says (the pid may be another program's now). */
 const DEAD_AFTER_MS = 6 * HEARTBEAT_MS;
 /** This start of this process: a pid alone does not tell it from an earlier start (a container's process is pid 1 every time). */

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SideTaskName, SideTasks } from './side-tasks.js';
 
 /** The heap a side process may use: a file built to exhaust memory ends it, not the app. */
-export const SIDE_PROCESS_HEAP_MB = 512;
+const SIDE_PROCESS_HEAP_MB = 512;
 
 /**
  * Why a side task did not give its answer: `refused`, the file's fault (the task refused it, or
@@ -37,7 +37,7 @@ export type SideLauncher = (entry: string, options: { execArgv: string[]; env: N
  * runAsNode fuse is off there, so its executable will not run as Node): it gives its own
  * launcher (main/desktop/side-launcher.ts, Electron's utility process).
  */
-export const forkLauncher: SideLauncher = (entry, { execArgv, env }) => {
+const forkLauncher: SideLauncher = (entry, { execArgv, env }) => {
   const child = fork(entry, [], { execArgv, env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' });
   return {
     send: (message) => child.send(message),

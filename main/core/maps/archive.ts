@@ -31,8 +31,6 @@ export class BadPackage extends Error {
   }
 }
 
-export const WORLD: [number, number, number, number] = [-180, -85.0511, 180, 85.0511];
-
 /** Degrees of the tile range [x0..x1] × [y0..y1] at zoom z (XYZ rows). */
 export function tileRangeBounds(z: number, x0: number, x1: number, y0: number, y1: number): [number, number, number, number] {
   const n = 2 ** z;

@@ -36,7 +36,7 @@ export interface ImportOptions {
  * How long reading a package being imported may take (its metadata, its zooms, a few tiles: well
  * under a second for a sound file of gigabytes); past it the reader is killed and the file refused.
  */
-export const MAX_PACKAGE_READ_MS = 30_000;
+const MAX_PACKAGE_READ_MS = 30_000;
 
 /** How a package's file is read: better-sqlite3's addon, the time limit (tests lower it), the side process's launcher. */
 export interface PackageReading {

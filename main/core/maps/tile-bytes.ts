@@ -6,7 +6,7 @@ import { BadPackage } from './archive.js';
 
 const startsWith = (bytes: Uint8Array, ...prefix: number[]): boolean => prefix.every((b, i) => bytes[i] === b);
 
-export const isGzip = (bytes: Uint8Array): boolean => startsWith(bytes, 0x1f, 0x8b);
+const isGzip = (bytes: Uint8Array): boolean => startsWith(bytes, 0x1f, 0x8b);
 
 /**
  * Gzipped bytes inflated, refused once they pass `limit`: a package is a stranger's file, and a few

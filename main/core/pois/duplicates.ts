@@ -7,7 +7,7 @@ import type { PoiStore } from './poi-store.js';
 /** How far apart two POIs may be and still be one place entered twice (a building, a GPS fix's error). */
 export const DUPLICATE_RADIUS_M = 50;
 /** Normalised Levenshtein similarity from which two names read as the same (one typo in five letters). */
-export const SIMILAR_RATIO = 0.8;
+const SIMILAR_RATIO = 0.8;
 /**
  * A name found whole inside the other (`Prado` in `Museo del Prado`) counts only from this many
  * characters: `Bar` inside `Bar Manolo` says little.
@@ -81,14 +81,6 @@ export function similarComparable(a: NameProbe, b: NameProbe): boolean {
   if (close && levenshtein(x, y) <= edits) return true;
   const [short, long] = x.length <= y.length ? [x, y] : [y, x];
   return short.length >= MIN_CONTAINED && ` ${long} `.includes(` ${short} `);
-}
-
-/** How far apart two probes are when they look like one place entered twice (within 50 m, similar names); undefined otherwise. */
-export function duplicateDistance(a: DuplicateProbe, b: DuplicateProbe): number | undefined {
-  // A cheap latitude test first: 50 m is about 0.00045 degrees of latitude anywhere.
-  if (Math.abs(a.lat - b.lat) > 0.0005) return undefined;
-  const d = metresBetween(a.lat, a.lng, b.lat, b.lng);
-  return d <= DUPLICATE_RADIUS_M && similarNames(a.name, b.name) ? Math.round(d) : undefined;
 }
 
 export interface DuplicateProbe {

@@ -6,7 +6,7 @@ import { CLIENT_KEY, type Cell, type MapFilter, type PoiStore } from './poi-stor
 import { scanInSlices, type Slicing } from './sliced-scan.js';
 
 /** From this zoom on, a view with few enough POIs shows every one on its own. */
-export const INDIVIDUAL_ZOOM = 17;
+const INDIVIDUAL_ZOOM = 17;
 /** Cells of level zoom + 2 are 64 px wide on the map: about a cluster marker and its margin. */
 const CELL_LEVELS_ABOVE_ZOOM = 2;
 /** The deepest zoom a cluster's click leads to (the map's own maximum is lower). */

@@ -6,13 +6,13 @@ import type { PoiStore, Position, TreeEntry } from './poi-store.js';
  * A box holding more of the client's R*Tree entries than this is split before its POIs are
  * read: no step of a search reads more rows, however dense the data.
  */
-export const ENTRIES_PER_STEP = 128;
+const ENTRIES_PER_STEP = 128;
 /**
  * Categories given to at most this many POIs (of every client) may be searched through the
  * category index, when they are fewer than the POIs around the point: reading them all then
  * costs less than finding a rare category among the POIs of a dense area box by box.
  */
-export const CATEGORY_SCAN_MAX = 20_000;
+const CATEGORY_SCAN_MAX = 20_000;
 /**
  * Boxes smaller than this (about 1 m) are not split further: their POIs are all but equidistant,
  * and the `total` of lowest id are taken (POIs stacked on one spot tie, and ties go by id).

@@ -1,17 +1,13 @@
-import { MAX_TOTAL, viewportInput, type ValidNear, type ValidWhere, type ViewportInput } from '../../../shared/schemas/pois.js';
+import { MAX_TOTAL, type ValidNear, type ValidWhere } from '../../../shared/schemas/pois.js';
 import type { PoiReply, PossibleDuplicate } from '../../../shared/wire.js';
-import { validate } from '../errors.js';
 import { possibleDuplicates, type DuplicateProbe } from './duplicates.js';
-import { splitViewport } from './geo.js';
 import { nearest } from './nearest.js';
 import type { PoiRow } from './poi-row.js';
-import type { Marker, PoiStore, WhereFilter } from './poi-store.js';
+import type { PoiStore, WhereFilter } from './poi-store.js';
 import type { Pois } from './pois.js';
 import { buildInPieces, scanInSlices, type Slicing } from './sliced-scan.js';
 
-const MARKER_LIMIT = 200_000;
-
-/** Read queries over a client's POIs: by distance, by attributes, by map viewport. */
+/** Read queries over a client's POIs: by distance, by attributes (a map view is map-view.ts). */
 export class PoiQueries {
   constructor(
     private readonly store: PoiStore,
@@ -90,17 +86,5 @@ export class PoiQueries {
       return rows.length >= filter.limit;
     });
     return rows;
-  }
-
-  /** Compact markers inside a map viewport, for drawing many POIs at once. */
-  markers(clientId: string, raw: ViewportInput): Marker[] {
-    const input = validate(viewportInput, raw);
-    const limit = input.limit ?? MARKER_LIMIT;
-    const out: Marker[] = [];
-    for (const box of splitViewport(input)) {
-      if (out.length >= limit) break;
-      out.push(...this.store.markers(clientId, box, limit - out.length));
-    }
-    return out;
   }
 }

@@ -29,7 +29,7 @@ const DEFAULT_MAP: Settings = {
   tileCacheMb: DEFAULT_TILE_CACHE_MB,
 };
 
-export const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, scope: 'local' };
+const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, scope: 'local' };
 
 const schemas = {
   map: mapSettings,

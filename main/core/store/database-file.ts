@@ -8,7 +8,7 @@ export const PRIVATE_FILE_MODE = 0o600;
 export const QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024;
 
 /** The database file cannot be used as it is; the message says which file, why, and what exists to restore. */
-export class DatabaseFileError extends Error {
+class DatabaseFileError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'DatabaseFileError';
@@ -16,7 +16,7 @@ export class DatabaseFileError extends Error {
 }
 
 /** The database's own files: SQLite creates the WAL and shared-memory files with the database's mode. */
-export const companionFiles = (file: string): string[] => [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
+const companionFiles = (file: string): string[] => [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
 
 /**
  * Tightens to 0600 the database, its companions and its backups where they exist with a looser
@@ -101,7 +101,7 @@ function filesIn(dir: string, keep: (name: string) => boolean): BackupFile[] {
 }
 
 /** The backups kept next to the database (`poi.sqlite.v3-2026-...bak`), newest first. */
-export function backupsOf(file: string): BackupFile[] {
+function backupsOf(file: string): BackupFile[] {
   const prefix = `${basename(file)}.`;
   return filesIn(dirname(file), (name) => name.startsWith(prefix) && name.endsWith('.bak')).sort((a, b) => b.modified.getTime() - a.modified.getTime());
 }

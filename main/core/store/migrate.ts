@@ -15,7 +15,7 @@ export class NewerSchemaError extends Error {
   }
 }
 
-export class MigrationError extends Error {
+class MigrationError extends Error {
   constructor(migration: Migration, cause: unknown) {
     super(
       `Upgrading the database to schema ${migration.version} (${migration.name}) failed, so nothing was changed: ${cause instanceof Error ? cause.message : String(cause)}`,

@@ -7,7 +7,7 @@ const LABELS: Record<string, string> = { ...Object.fromEntries(POI_FIELDS.map((f
 /** Bookkeeping columns: not news to a person. */
 const HIDDEN = new Set(['id', 'uuid', 'client_id', 'updated_at', 'registered_at', 'created_at', 'created_by', 'name_key', 'description_key', 'city_key', 'country_key', 'postal_code_key']);
 
-export const shownValue = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : Array.isArray(v) ? v.join(', ') : String(v));
+const shownValue = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : Array.isArray(v) ? v.join(', ') : String(v));
 
 export const who = (actor: ChangeReply['actor']): string =>
   ({ member: `member ${actor.id ?? ''}`.trim(), administrator: "the client's administrator", console: 'the console', import: 'an import', sync: 'a sync', system: 'the service' })[actor.kind];

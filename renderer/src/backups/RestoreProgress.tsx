@@ -3,7 +3,7 @@ import { JOB_PHASES, type RestoreJob } from '../../../shared/jobs';
 import { readableDate } from '../ui/format';
 
 /** The time in a backup's name, to name it as the list does. */
-export const backupTime = (name: string): string => {
+const backupTime = (name: string): string => {
   const m = /(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z/.exec(name);
   return m ? readableDate(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`) : name;
 };

@@ -5,7 +5,7 @@ import { ImportReportView } from './ImportReportView';
 const count = (n: number): string => n.toLocaleString('en');
 
 /** How a job ended, in plain words: what happened, and whether anything was changed. */
-export function outcomeOf(job: ImportJob): string | undefined {
+function outcomeOf(job: ImportJob): string | undefined {
   const report = job.report;
   const wrote = report !== null && !report.dryRun && report.added + report.updated + report.createdCategories.length > 0;
   const unchanged = !wrote || report.undone;

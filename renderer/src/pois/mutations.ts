@@ -101,7 +101,7 @@ export interface ImportChoices {
 }
 
 /** Desktop app: the system's open dialog, then the chosen file's import job. */
-export const useImportDialog = () => useOperation('pois.importDialog', () => [jobKeys.all]);
+const useImportDialog = () => useOperation('pois.importDialog', () => [jobKeys.all]);
 
 /**
  * An import (or a Check only) of a CSV or GeoJSON file into the client, as a job: browser mode

@@ -56,7 +56,7 @@ const TEXT = '#333333';
 
 const MAJOR_CLASSES = ['motorway', 'trunk', 'primary', 'secondary'];
 
-export const STYLES: Record<Exclude<VectorSchema, 'protomaps'>, StyleTable> = {
+const STYLES: Record<Exclude<VectorSchema, 'protomaps'>, StyleTable> = {
   'mapbox-streets': {
     classKey: 'class',
     fills: [
@@ -119,7 +119,7 @@ const widthByZoom = ([at12, at18]: [number, number]) => exp(1.6, [[12, at12], [1
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 
 /** Layers of a schema the map has no table for: polygons, then lines, then points and names. */
-export function fallbackTable(layers: string[]): { paint: PaintRule[]; labels: LabelRule[] } {
+function fallbackTable(layers: string[]): { paint: PaintRule[]; labels: LabelRule[] } {
   return {
     paint: [
       ...layers.map((dataLayer): PaintRule => ({ dataLayer, filter: ofGeometry(GEOM.polygon), symbolizer: new PolygonSymbolizer({ fill: '#e4e0da', stroke: '#c8c0b6', width: 0.5 }) })),
