@@ -164,6 +164,15 @@ describe('the CLI', { timeout: 120_000 }, () => {
     });
   });
 
+  it('as poi-admin (the package bin), writes only the export to standard output', async () => {
+    const data = tempDir();
+    const { client_id: client } = (await cli(['client', 'add', '--name', 'Piped', '--data', data])) as { client_id: string };
+    const viaBin = await run(node, ['bin/poi-admin.mjs', 'pois', 'export', '--client', client, '--format', 'geojson', '--data', data], { cwd: root });
+    // The whole of it is the file: `npm run cli` writes npm's banner there first.
+    expect(JSON.parse(viaBin.stdout)).toMatchObject({ type: 'FeatureCollection', features: [] });
+    expect(viaBin.stdout.startsWith('{')).toBe(true);
+  });
+
   it('fails with a message and a non-zero code on bad usage', async () => {
     await expect(run(node, tsxArgs('main/cli.ts', 'client', 'add'), { cwd: root, env: { ...process.env, POI_DATA_DIR: tempDir() } })).rejects.toMatchObject({
       code: 1,

@@ -48,8 +48,10 @@ export async function runSyncCommand(sub: string | undefined, args: string[], op
     };
     const { sync } = core.syncSide;
     if (sub === undefined) {
-      const report = await syncOnce(core.syncSide, target(), (step, n) => process.stderr.write(`\r${step}: ${n.toLocaleString('en')}   `));
-      process.stderr.write('\n');
+      // A line rewritten in place on a terminal; in a log, such lines would run together.
+      const live = process.stderr.isTTY === true;
+      const report = await syncOnce(core.syncSide, target(), live ? (step, n) => process.stderr.write(`\r${step}: ${n.toLocaleString('en')}   `) : undefined);
+      if (live) process.stderr.write('\n');
       print(report);
     } else if (sub === 'status') {
       const point = sync.state.read();
