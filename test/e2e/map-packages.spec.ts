@@ -168,6 +168,14 @@ test('the Map layers panel by keyboard, and at a phone width (390 px) inside the
   await page.keyboard.press('Escape');
   await expect(panel).toBeHidden();
   await expect(toggle).toBeFocused();
+  // Escape with focus still on the toggle (just opened it) closes the panel too.
+  await page.keyboard.press('Enter');
+  await expect(panel).toBeVisible();
+  await expect(toggle).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(panel).toBeHidden();
+  await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+  await expect(toggle).toBeFocused();
 
   await page.setViewportSize({ width: 390, height: 844 });
   await toggle.click();

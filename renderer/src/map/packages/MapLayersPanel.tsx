@@ -40,7 +40,18 @@ export function MapLayersPanel(props: Props) {
   };
 
   return (
-    <div className="map-layers">
+    <div
+      className="map-layers"
+      onKeyDown={(e) => {
+        // Escape folds the open panel, from its toggle as from inside it, and gives focus back to the
+        // toggle (and closes nothing else). Closed, Escape goes on to what else is open.
+        if (!props.open || e.key !== 'Escape' || e.nativeEvent.isComposing) return;
+        e.preventDefault();
+        e.stopPropagation();
+        props.onOpen(false);
+        toggle.current?.focus();
+      }}
+    >
       <button ref={toggle} type="button" className="map-layers-toggle" aria-expanded={props.open} aria-controls={id} onClick={() => props.onOpen(!props.open)}>
         Map layers
       </button>
@@ -49,14 +60,6 @@ export function MapLayersPanel(props: Props) {
         className="map-layers-panel"
         hidden={!props.open}
         aria-label="Map layers"
-        onKeyDown={(e) => {
-          // Escape folds the panel and gives focus back to its button (and closes nothing else).
-          if (e.key !== 'Escape' || e.nativeEvent.isComposing) return;
-          e.preventDefault();
-          e.stopPropagation();
-          props.onOpen(false);
-          toggle.current?.focus();
-        }}
       >
         <fieldset>
           <legend>Show on the map</legend>
