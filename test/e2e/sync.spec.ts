@@ -21,6 +21,23 @@ let url: string;
 let credential: string;
 let other: string;
 
+// Before the describe below connects a central: the app under test has none yet.
+test('with no central set, the Sync panel shows no next automatic sync', async ({ app: page }) => {
+  await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Sync' }).click();
+  const facts = page.getByRole('region', { name: 'Sync' }).locator('dl[aria-label="Sync status"]');
+  await expect(facts.locator('dt').first()).toHaveText('Central');
+  await expect(facts.locator('dd').first()).toHaveText('not set');
+  // The agent's timer has armed by now (it looks for a central every minute from the start).
+  await expect.poll(() => consoleOp<{ nextAttempt: string | null }>(page, 'sync.status', {}).then((s) => s.nextAttempt)).not.toBeNull();
+  // Shown anew with that status.
+  await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Sync' }).click();
+  await expect(facts.locator('dd')).toHaveCount(3);
+  await expect(facts).not.toContainText('Next automatic sync');
+  const axe = await new AxeBuilder({ page }).include('.sync-panel').analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`)).toEqual([]);
+});
+
 test.describe('the Sync panel', () => {
   test.skip(missing !== undefined, `needs PostgreSQL with PostGIS: ${missing}`);
   test.beforeAll(async () => {

@@ -35,7 +35,8 @@ export function SyncPanel() {
           <dd>{s.lastSync ? readableDate(s.lastSync) : 'never'}</dd>
           <dt>Changes waiting to be sent</dt>
           <dd>{s.waiting}</dd>
-          {s.nextAttempt && (
+          {/* The agent's timer runs without a central too (it looks again for one): no sync is due then. */}
+          {s.configured && s.nextAttempt && (
             <>
               <dt>Next automatic sync</dt>
               <dd>{readableDate(s.nextAttempt)}</dd>
