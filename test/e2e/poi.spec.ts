@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
-import { basemapDrawn, centreOn, expect, screenshotPath, test } from './fixtures.js';
+import type { PoiReply } from '../../shared/wire.js';
+import { basemapDrawn, centreOn, consoleOp, expect, screenshotPath, test } from './fixtures.js';
 import { E2E_TOKEN } from './info.js';
 
 test.describe.configure({ mode: 'serial' });
@@ -98,4 +99,36 @@ test('a POI name is shown as text, never run', async ({ app: page, info }) => {
   expect(await page.locator('img[src="x"]').count()).toBe(0);
   expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
   expect(dialogs).toBe(0);
+});
+
+test('a POI’s details keep its description’s line breaks and show its position to 6 decimals, as Activity does; the delete says it can be restored', async ({ app: page, info }) => {
+  const clientId = info.clientId;
+  const poi = await consoleOp<PoiReply>(page, 'pois.add', {
+    clientId,
+    fields: { lat: 37.76331908593623, lng: -122.41234567890123, name: 'Mission Dolores Park', desc: 'Open 6 am to 10 pm.\nDogs welcome.', categories: [7], geocode: false },
+  });
+  // Where a drag on the map leaves it: 14 decimals.
+  await consoleOp(page, 'pois.update', { clientId, fields: { poi: poi.id, lat: 37.76341908593623, lng: -122.41234567890123 } });
+  await centreOn(page, 37.7634, -122.4123, 16);
+  await page.getByRole('button', { name: 'Mission Dolores Park', exact: true }).click();
+  const details = page.getByRole('region', { name: 'POI details' });
+  await expect(details.locator('[data-field="position"]')).toHaveText('37.763419, -122.412346');
+  // Two lines, as typed.
+  expect(await details.locator('[data-field="desc"]').evaluate((dd: HTMLElement) => dd.innerText)).toBe('Open 6 am to 10 pm.\nDogs welcome.');
+
+  await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Activity' }).click();
+  const activity = page.getByRole('region', { name: 'Activity' });
+  await expect(activity.getByText('Latitude: 37.763319 → 37.763419')).toBeVisible();
+  await expect(activity).not.toContainText('37.7634190859');
+
+  await page.getByRole('button', { name: 'Mission Dolores Park', exact: true }).click();
+  let message = '';
+  page.once('dialog', (dialog) => {
+    message = dialog.message();
+    void dialog.dismiss();
+  });
+  await details.getByRole('button', { name: 'Delete POI' }).click();
+  await expect.poll(() => message).toContain('Activity');
+  expect(message).not.toContain('cannot be undone');
+  await consoleOp(page, 'pois.delete', { clientId, poi: poi.id });
 });

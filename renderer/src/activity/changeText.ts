@@ -1,5 +1,6 @@
 import { POI_FIELDS } from '../../../shared/poi-fields';
 import type { ChangeReply } from '../../../shared/wire';
+import { coordinate } from '../ui/format';
 
 /** The change log names columns; a person reads the form's labels. */
 const LABELS: Record<string, string> = { ...Object.fromEntries(POI_FIELDS.map((f) => [f.column, f.label])), category_ids: 'Categories' };
@@ -7,7 +8,11 @@ const LABELS: Record<string, string> = { ...Object.fromEntries(POI_FIELDS.map((f
 /** Bookkeeping columns: not news to a person. */
 const HIDDEN = new Set(['id', 'uuid', 'client_id', 'updated_at', 'registered_at', 'created_at', 'created_by', 'name_key', 'description_key', 'city_key', 'country_key', 'postal_code_key']);
 
-const shownValue = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : Array.isArray(v) ? v.join(', ') : String(v));
+/** The position's columns: shown as every position is (coordinate()). */
+const COORDINATES = new Set(POI_FIELDS.filter((f) => f.kind === 'latitude' || f.kind === 'longitude').map((f): string => f.column));
+
+const shownValue = (v: unknown, column?: string): string =>
+  v === null || v === undefined || v === '' ? '—' : Array.isArray(v) ? v.join(', ') : column !== undefined && COORDINATES.has(column) ? coordinate(v) : String(v);
 
 export const who = (actor: ChangeReply['actor']): string =>
   ({ member: `member ${actor.id ?? ''}`.trim(), administrator: "the client's administrator", console: 'the console', import: 'an import', sync: 'a sync', system: 'the service' })[actor.kind];
@@ -27,7 +32,7 @@ export function subject(c: ChangeReply): string {
 export function fieldLines(c: ChangeReply): Array<{ key: string; text: string }> {
   return Object.entries(c.fields)
     .filter(([column]) => !HIDDEN.has(column))
-    .map(([column, [from, to]]) => ({ key: column, text: `${LABELS[column] ?? column}: ${shownValue(from)} → ${shownValue(to)}` }));
+    .map(([column, [from, to]]) => ({ key: column, text: `${LABELS[column] ?? column}: ${shownValue(from, column)} → ${shownValue(to, column)}` }));
 }
 
 /** Which changes the console can reverse (main/core/changes/undo.ts): a POI's and a report's, but not a report's move. */

@@ -20,6 +20,7 @@ import { useImportPackage } from './packages/mutations';
 import { covers, PACKAGE_PANE, PackageLayers } from './packages/PackageLayers';
 import { useMapPackages, useStartView, useTileUrls } from './packages/queries';
 import type { MapPackage } from '../../../shared/maps';
+import { position } from '../ui/format';
 
 export interface Focus {
   lat: number;
@@ -183,7 +184,7 @@ export function PoiMap(props: Props) {
   useLiveData(props.clientId);
   const mover = useMovePoi(props.clientId);
   const onMove = (to: Move, putBack: () => void): void => {
-    if (window.confirm(`Move “${to.name || 'this POI'}” to ${to.lat.toFixed(5)}, ${to.lng.toFixed(5)}?`)) mover.move(to, putBack);
+    if (window.confirm(`Move “${to.name || 'this POI'}” to ${position(to.lat, to.lng)}?`)) mover.move(to, putBack);
     else putBack();
   };
 

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { FormError } from '../ui/Field';
 import { fieldError } from '../ui/errors';
+import { position } from '../ui/format';
 import { NUMBER_FIELDS, TEXT_FIELDS } from './fields';
 import { useDeletePoi } from './mutations';
 import { PoiHistory } from './PoiHistory';
@@ -38,9 +39,7 @@ export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose, focusTit
       </h2>
       <dl className="details">
         <dt>Position</dt>
-        <dd>
-          {p.latitude}, {p.longitude}
-        </dd>
+        <dd data-field="position">{position(p.latitude, p.longitude)}</dd>
         <dt>Categories</dt>
         <dd>{p.categories.map((c) => c.Description).join(', ') || '—'}</dd>
         {TEXT_FIELDS.filter((f) => f.key !== 'name').map((f) => (
@@ -84,7 +83,7 @@ export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose, focusTit
           type="button"
           className="danger"
           onClick={() => {
-            if (window.confirm(`Delete “${p.name}”? This cannot be undone.`)) remove.mutate({ clientId, poi }, { onSuccess: onDeleted });
+            if (window.confirm(`Delete “${p.name}”? You can bring it back from the Activity panel (Restore).`)) remove.mutate({ clientId, poi }, { onSuccess: onDeleted });
           }}
         >
           Delete POI

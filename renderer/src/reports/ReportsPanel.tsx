@@ -6,6 +6,7 @@ import { MergeChoice } from '../duplicates/MergeChoice';
 import { useDeletePoi } from '../pois/mutations';
 import { useDuplicates, usePoi } from '../pois/queries';
 import { FormError } from '../ui/Field';
+import { coordinate } from '../ui/format';
 import { useApplyReport, useDismissReport } from './mutations';
 import { useOpenReports } from './queries';
 
@@ -16,7 +17,8 @@ const TYPES: Record<WarningReply['type'], string> = {
   WRONG_INFO: 'Wrong information',
 };
 
-const shown = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : String(v));
+const shown = (v: unknown, kind?: string): string =>
+  v === null || v === undefined || v === '' ? '—' : kind === 'latitude' || kind === 'longitude' ? coordinate(v) : String(v);
 
 /** What a proposal would change: the fields it gives that differ from the POI, current beside proposed. */
 function changes(poi: PoiReply, w: WarningReply): Array<{ label: string; current: string; proposed: string }> {
@@ -24,7 +26,7 @@ function changes(poi: PoiReply, w: WarningReply): Array<{ label: string; current
   const data = w.data;
   const rows: Array<{ label: string; current: string; proposed: string }> = POI_FIELDS.flatMap((f) => {
     const proposed = data[f.reply];
-    return proposed !== null && proposed !== poi[f.reply] ? [{ label: f.label, current: shown(poi[f.reply]), proposed: shown(proposed) }] : [];
+    return proposed !== null && proposed !== poi[f.reply] ? [{ label: f.label, current: shown(poi[f.reply], f.kind), proposed: shown(proposed, f.kind) }] : [];
   });
   const names = (cs: PoiReply['categories']) => cs.map((c) => c.Description).join(', ');
   if (data.categories.length > 0 && names(data.categories) !== names(poi.categories)) rows.push({ label: 'Categories', current: names(poi.categories), proposed: names(data.categories) });

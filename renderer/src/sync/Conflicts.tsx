@@ -2,7 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { POI_FIELDS } from '../../../shared/poi-fields';
 import type { ConflictSide, ConflictView } from '../../../shared/sync-view';
 import { Field, FormError } from '../ui/Field';
-import { readableDate } from '../ui/format';
+import { coordinate, readableDate } from '../ui/format';
 import { useResolveConflict } from './mutations';
 
 const ENTITY_NAMES: Record<ConflictView['entity'], string> = { poi: 'POI', category: 'Category', member: 'Member', warning: 'Report' };
@@ -29,6 +29,7 @@ const FIELD_LABELS: Record<string, string> = {
 };
 const labelOf = (field: string): string => FIELD_LABELS[field] ?? field;
 const TIMES = new Set(['registered_at', 'deleted_at', 'created_at']);
+const COORDINATES = new Set(POI_FIELDS.filter((f) => f.kind === 'latitude' || f.kind === 'longitude').map((f): string => f.column));
 
 /** One value in words: empty as a dash, categories by their names, times as dates, a password never. */
 function valueText(field: string | null, v: unknown, names: Record<string, string>): string {
@@ -36,6 +37,7 @@ function valueText(field: string | null, v: unknown, names: Record<string, strin
   if (field === 'pwd_hash') return '(a password)';
   if (Array.isArray(v)) return v.map((ref) => names[String(ref)] ?? String(ref)).join(', ') || '—';
   if (field !== null && TIMES.has(field) && typeof v === 'number') return readableDate(new Date(v).toISOString());
+  if (field !== null && COORDINATES.has(field)) return coordinate(v);
   return String(v);
 }
 

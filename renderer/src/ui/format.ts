@@ -30,3 +30,16 @@ export function readableDate(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }
+
+/**
+ * A latitude or longitude for people: at most 6 decimals (about 0.1 m, finer than any phone's
+ * fix); a drag on the map gives 14, which are noise. Not a number: shown as it came.
+ */
+export function coordinate(value: unknown): string {
+  return typeof value === 'number' && Number.isFinite(value) ? String(Number(value.toFixed(6))) : String(value);
+}
+
+/** A position for people: "latitude, longitude", each as coordinate() shows it. */
+export function position(lat: number, lng: number): string {
+  return `${coordinate(lat)}, ${coordinate(lng)}`;
+}
