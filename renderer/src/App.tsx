@@ -67,6 +67,19 @@ export function App() {
 
   return (
     <div className="app">
+      {/* The map's pins come before the side panel in Tab order: this is the way past them. It moves
+          focus itself rather than following its href: the address's fragment holds the map view. */}
+      <a
+        href="#side-panel"
+        className="skip-link"
+        onClick={(e) => {
+          e.preventDefault();
+          setSheetFolded(false);
+          document.getElementById('side-panel')?.focus();
+        }}
+      >
+        Skip to the side panel
+      </a>
       <header className="topbar">
         <h1>POI Membership Admin</h1>
         <label className="client-picker">
@@ -104,7 +117,7 @@ export function App() {
             {clients.isLoading ? 'Loading…' : 'Create a client application to start (Client applications panel).'}
           </div>
         )}
-        <aside id="side-panel" className={sheetFolded ? 'side folded' : 'side'} aria-label="Side panel">
+        <aside id="side-panel" className={sheetFolded ? 'side folded' : 'side'} aria-label="Side panel" tabIndex={-1}>
           <button type="button" className="sheet-toggle" aria-expanded={!sheetFolded} aria-controls="side-panel" onClick={() => setSheetFolded((f) => !f)}>
             {sheetFolded ? 'Show panel' : 'Hide panel'}
           </button>
@@ -134,6 +147,8 @@ export function App() {
               key={`edit-${panel.poi}`}
               clientId={clientId}
               poiId={panel.poi}
+              // Edit is always asked for from the details' button: typing goes on in the form, not on the page.
+              focusFirst
               onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id, saved: true })}
               onCancel={() => setPanel({ kind: 'poi', poi: panel.poi })}
               onOpenPoi={(poi) => setPanel({ kind: 'poi', poi })}

@@ -125,3 +125,105 @@ test('at a phone width (390 px) the map stays the main surface, a POI is added b
   const found = await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Tapped on a phone' } });
   for (const p of found) await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: p.id });
 });
+
+test('a skip link, first in Tab order and seen when focused, takes the keyboard past the map’s pins to the side panel', async ({ app: page }) => {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press('Tab');
+  const skip = page.getByRole('link', { name: 'Skip to the side panel' });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  const hash = await page.evaluate(() => location.hash);
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#side-panel')).toBeFocused();
+  // The address's fragment (the map view) is left as it was.
+  expect(await page.evaluate(() => location.hash)).toBe(hash);
+  // The next Tab is inside the panel, not on a pin.
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.getElementById('side-panel')!.contains(document.activeElement))).toBe(true);
+});
+
+test('Enter on a POI’s Edit button puts focus in the form’s first field, where typing goes', async ({ app: page, info }) => {
+  const poi = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { lat: 41.3902, lng: 2.1540, name: 'Edit by keys', categories: [7], geocode: false } });
+  await centreOn(page, 41.3902, 2.154, 16);
+  await page.getByRole('button', { name: 'Edit by keys' }).focus();
+  await page.keyboard.press('Enter');
+  const details = page.getByRole('region', { name: 'POI details' });
+  await details.getByRole('button', { name: 'Edit' }).focus();
+  await page.keyboard.press('Enter');
+  const name = page.getByRole('form', { name: 'Edit POI' }).getByLabel('Name', { exact: true });
+  await expect(name).toBeFocused();
+  await page.keyboard.press('End');
+  await page.keyboard.type(', renamed');
+  await expect(name).toHaveValue('Edit by keys, renamed');
+  await page.keyboard.press('Enter');
+  await expect(details.getByTestId('poi-title')).toHaveText('Edit by keys, renamed');
+  await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: poi.id });
+});
+
+/** The words of the labels, buttons and headings in the side panel that the layout broke across two lines. */
+async function brokenWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const broken: string[] = [];
+    const panel = document.getElementById('side-panel')!;
+    for (const el of Array.from(panel.querySelectorAll<HTMLElement>('button, label, legend, th, dt, h2, h3'))) {
+      if (el.getClientRects().length === 0) continue;
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? '';
+        for (const m of text.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          const tops = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
+          if (tops.size > 1) broken.push(m[0]);
+        }
+      }
+    }
+    return broken;
+  });
+}
+
+test('at a phone width (390 px) and on a desktop, no label or button in the side panel breaks inside a word', async ({ app: page, info }) => {
+  const spot = { lat: 41.3795, lng: 2.1802 };
+  const a = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { ...spot, name: 'Kiosk Rambla del Mar', categories: [7], geocode: false } });
+  const b = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { ...spot, name: 'Kiosk Rambla del Mar!', categories: [7], geocode: false } });
+  const tabs = page.getByRole('navigation', { name: 'Panels' });
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 844 });
+    await tabs.getByRole('button', { name: 'Duplicates' }).click();
+    const pairs = page.getByRole('list', { name: 'Possible duplicates' });
+    await expect(pairs.getByRole('button', { name: /^Merge “Kiosk Rambla del Mar/ }).first()).toBeVisible();
+    await pairs.getByRole('button', { name: /^Merge “Kiosk Rambla del Mar/ }).first().click();
+    expect(await brokenWords(page), `Duplicates at ${width} px`).toEqual([]);
+    for (const name of ['Sync', 'Settings', 'Client applications', 'Members', 'Activity']) {
+      await tabs.getByRole('button', { name }).click();
+      await expect(page.locator('#side-panel h2').first()).toBeVisible();
+      expect(await brokenWords(page), `${name} at ${width} px`).toEqual([]);
+    }
+  }
+  for (const p of [a, b]) await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: p.id });
+});
+
+test('the page has an icon of its own: no request for /favicon.ico fails', async ({ page, info }) => {
+  const failed: string[] = [];
+  page.on('response', (r) => {
+    if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+  });
+  await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
+  await page.goto(info.url);
+  await expect(page.locator('.leaflet-container')).toBeVisible();
+  const icon = page.locator('link[rel="icon"]');
+  await expect(icon).toHaveCount(1);
+  // It loads under the page's Content-Security-Policy.
+  const drawn = await icon.evaluate(
+    (link: HTMLLinkElement) =>
+      new Promise<number>((resolve) => {
+        const img = new Image();
+        img.onload = () => resolve(img.naturalWidth);
+        img.onerror = () => resolve(0);
+        img.src = link.href;
+      }),
+  );
+  expect(drawn).toBeGreaterThan(0);
+  expect(failed).toEqual([]);
+});
