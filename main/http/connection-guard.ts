@@ -98,10 +98,10 @@ const hasBody = (request: IncomingMessage): boolean =>
  * it in: once the route has answered (a refusal, before the body's end) the rest is held to the
  * whole deadline like any request's.
  */
-function overdue(request: IncomingMessage, arriving: Arriving, now: number, limits: ConnectionLimits): string | undefined {
+function overdue(request: IncomingMessage, socket: Socket, arriving: Arriving, now: number, limits: ConnectionLimits): string | undefined {
   const progress = arriving.progress;
   if (progress === undefined || arriving.response.writableEnded) return now - arriving.since >= limits.requestTimeoutMs ? LATE : undefined;
-  const bytes = request.socket.bytesRead;
+  const bytes = socket.bytesRead;
   // Bytes waiting in the request's buffer: the server (a busy disk), not the peer, is behind.
   if (bytes !== progress.bytes || request.readableLength > 0) {
     progress.bytes = bytes;
@@ -192,14 +192,16 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
   const check = (): void => {
     const now = performance.now();
     for (const [request, watched] of arriving) {
-      if (request.complete || request.socket.destroyed) {
+      // Node sets a finished request's socket to null, whatever its type says: that request is done.
+      const socket: Socket | null = request.socket;
+      if (request.complete || socket === null || socket.destroyed) {
         arriving.delete(request);
         continue;
       }
-      const answer = overdue(request, watched, now, limits);
+      const answer = overdue(request, socket, watched, now, limits);
       if (answer === undefined) continue;
       arriving.delete(request);
-      cutOff(request.socket, watched.response, answer);
+      cutOff(socket, watched.response, answer);
     }
   };
   let checking: NodeJS.Timeout | undefined;
@@ -211,7 +213,8 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
   return {
     byProgress: (request) => {
       const watched = arriving.get(request);
-      if (watched) watched.progress = { bytes: request.socket.bytesRead, at: performance.now() };
+      const socket: Socket | null = request.socket;
+      if (watched && socket !== null) watched.progress = { bytes: socket.bytesRead, at: performance.now() };
     },
     closeSilent: () => {
       for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
