@@ -88,3 +88,9 @@ export function storageError(error: unknown): ServiceError | undefined {
   }
   return undefined;
 }
+
+/** Whether a write failed for want of space (a full disk, or a quota spent). */
+export const isDiskFull = (error: unknown): boolean => {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+};

@@ -1,7 +1,7 @@
 import { createWriteStream, rmSync } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ServiceError } from '../core/errors.js';
+import { isDiskFull, ServiceError } from '../core/errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,8 +31,7 @@ export async function receiveToFile(body: Readable, file: string, limit: number,
   } catch (error) {
     rmSync(file, { force: true });
     if (error instanceof ServiceError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT') throw new ServiceError('STORAGE_FULL', 'the disk holding the data folder is full: the upload was not kept. Free some space and try again');
+    if (isDiskFull(error)) throw new ServiceError('STORAGE_FULL', 'the disk holding the data folder is full: the upload was not kept. Free some space and try again');
     throw new ServiceError('MALFORMED_REQUEST', 'the upload was cut off before its end');
   }
 }

@@ -5,7 +5,7 @@ import type { ExportReport } from '../../../shared/exports.js';
 import { exportFileName, FILE_FORMATS, type ExportFormat, type ExportOptions } from '../../../shared/file-formats.js';
 import type { ExportJob } from '../../../shared/jobs.js';
 import type { PoiReply } from '../../../shared/wire.js';
-import { ServiceError } from '../errors.js';
+import { isDiskFull, ServiceError } from '../errors.js';
 import { writerOf } from '../formats/index.js';
 import { cancelledOr, type JobOutcome } from '../jobs/jobs.js';
 import { PRIVATE_FILE_MODE } from '../store/database-file.js';
@@ -61,7 +61,7 @@ export function startExport(s: Services, clientId: string, format: ExportFormat,
   const totalRows = countOf(s, clientId);
   const fileName = exportFileName(format, `pois-${new Date(s.clock.now()).toISOString().slice(0, 10)}`);
   return s.jobs.start({ kind: 'export', clientId, label: FILE_FORMATS[format].label, target: null, totalBytes: null, totalRows }, async (job): Promise<JobOutcome> => {
-    const file = s.exportSpool.path(`.${FILE_FORMATS[format].extensions[0]}`, job.id);
+    const file = spooled(s, format, job.id);
     const out = createWriteStream(file, { mode: PRIVATE_FILE_MODE });
     let rows = 0;
     let bytes = 0;
@@ -87,22 +87,24 @@ export function startExport(s: Services, clientId: string, format: ExportFormat,
         return { state: 'cancelled', report: null, error: null };
       }
       if (saveTo !== undefined) await moveTo(file, saveTo, job.signal);
-      const report: ExportReport = { format, rows, bytes: statSync(saveTo ?? file).size, fileName, savedTo: saveTo ?? null };
+      const report: ExportReport = { format, rows, bytes, fileName, savedTo: saveTo ?? null };
       return { state: 'done', report, error: null };
     } catch (error) {
       out.destroy();
       rmSync(file, { force: true });
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOSPC' || code === 'EDQUOT') throw new ServiceError('STORAGE_FULL', 'the disk is full: the export was not finished. Free some space and export again', undefined, { cause: error });
+      if (isDiskFull(error)) throw new ServiceError('STORAGE_FULL', 'the disk is full: the export was not finished. Free some space and export again', undefined, { cause: error });
       return cancelledOr(job, error);
     }
   });
 }
 
+/** Where an export job writes its file in the spool (named by the job, so its download finds it). */
+const spooled = (s: Services, format: ExportFormat, jobId: string): string => s.exportSpool.path(`.${FILE_FORMATS[format].extensions[0]}`, jobId);
+
 /** The finished file of an export job, for its download, with the format and name it is saved under: NOT_FOUND once swept. */
 export function exportFileOf(s: Services, job: ExportJob): { file: string; format: ExportFormat; fileName: string } {
   if (job.state !== 'done' || job.report === null || job.report.savedTo !== null) throw new ServiceError('NOT_FOUND', `${job.id} is not a finished export to download`, 'jobId');
-  const file = s.exportSpool.path(`.${FILE_FORMATS[job.report.format].extensions[0]}`, job.id);
+  const file = spooled(s, job.report.format, job.id);
   if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new ServiceError('NOT_FOUND', 'this export’s file is no longer kept (it is kept a day, until the app stops): export again', 'jobId');
   return { file, format: job.report.format, fileName: job.report.fileName };
 }
