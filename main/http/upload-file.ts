@@ -2,6 +2,7 @@ import { createWriteStream, rmSync } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isDiskFull, ServiceError } from '../core/errors.js';
+import { writeStreamClosed } from '../core/jobs/write-stream-closed.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -26,9 +27,11 @@ export async function receiveToFile(body: Readable, file: string, limit: number,
       next(bytes > limit ? tooLarge() : null, chunk);
     },
   });
+  const out = createWriteStream(file, { mode: 0o600 });
   try {
-    await pipeline(body, counted, createWriteStream(file, { mode: 0o600 }));
+    await pipeline(body, counted, out);
   } catch (error) {
+    await writeStreamClosed(out);
     rmSync(file, { force: true });
     if (error instanceof ServiceError) throw error;
     if (isDiskFull(error)) throw new ServiceError('STORAGE_FULL', 'the disk holding the data folder is full: the upload was not kept. Free some space and try again');

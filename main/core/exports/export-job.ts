@@ -1,5 +1,6 @@
 import { createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import { copyCounted } from '../jobs/copy-counted.js';
+import { writeStreamClosed } from '../jobs/write-stream-closed.js';
 import { once } from 'node:events';
 import type { ExportReport } from '../../../shared/exports.js';
 import { exportFileName, FILE_FORMATS, type ExportFormat, type ExportOptions } from '../../../shared/file-formats.js';
@@ -91,6 +92,7 @@ export function startExport(s: Services, clientId: string, format: ExportFormat,
       return { state: 'done', report, error: null };
     } catch (error) {
       out.destroy();
+      await writeStreamClosed(out);
       rmSync(file, { force: true });
       if (isDiskFull(error)) throw new ServiceError('STORAGE_FULL', 'the disk is full: the export was not finished. Free some space and export again', undefined, { cause: error });
       return cancelledOr(job, error);
