@@ -113,8 +113,11 @@ export const operations = {
   /** The offline map packages imported on this computer (imported by upload, dialog or CLI). */
   'maps.list': z.object({}),
   'maps.remove': z.object({ id: guid }),
-  /** Where the map opens when the address names no view: the first package, while there are no POIs yet; else null. */
-  'maps.startView': z.object({}),
+  /**
+   * Where the map opens when the address names no view: around the client's POIs when it has some,
+   * else on the first map package (the sample city on a first start); null when neither.
+   */
+  'maps.startView': z.object({ clientId: guid.optional() }),
   /** Desktop app only: pick a package in the system's file dialog and import it (answered by the shell; null when cancelled). */
   'maps.importDialog': z.object({}),
   /** An opaque value that changes whenever what the map shows may have changed, from this process or another. */
@@ -360,7 +363,7 @@ export interface Outputs {
   'map.places': PlaceLabel[];
   'maps.list': MapPackage[];
   'maps.remove': OkBody;
-  'maps.startView': { lat: number; lng: number; zoom: number } | null;
+  'maps.startView': { kind: 'place'; lat: number; lng: number; zoom: number } | { kind: 'bounds'; south: number; west: number; north: number; east: number } | null;
   /** The import's job, or null when the dialog was cancelled. */
   'maps.importDialog': MapImportJob | null;
   'pois.version': string;

@@ -1,11 +1,14 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useClients } from './clients/queries';
-import { PoiMap, type Focus } from './map/PoiMap';
+import { PoiMap, type Focus, type PinStep } from './map/PoiMap';
 import { PoiDetails } from './pois/PoiDetails';
 import { PoiForm } from './pois/PoiForm';
-import { isTab, TAB_KINDS, TAB_PANELS, type PanelContext } from './panels';
+import { isTab, TAB_PANELS, type PanelContext, type TabKind } from './panels';
+import { PanelButtons } from './PanelButtons';
+import { keyBelongsToFocus, shortcutOf } from './shortcuts';
+import { ShortcutsDialog } from './ShortcutsDialog';
 import { rememberClient, rememberedClient, type Panel } from './state';
-
+import { hasTypedWork } from './ui/typedWork';
 
 export function App() {
   const clients = useClients();
@@ -32,20 +35,52 @@ export function App() {
   const [sheetFolded, setSheetFolded] = useState(false);
   useEffect(() => setSheetFolded(false), [panel]);
 
-  // Escape closes what is open about a POI (its details, or the add / edit form, as Cancel does)
-  // and gives focus back to the map, where the keyboard user came from.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing || document.querySelector('dialog[open]')) return;
-      if (panel.kind !== 'poi' && panel.kind !== 'poi-add' && panel.kind !== 'poi-edit') return;
+  // Where the pending marker of a new POI is drawn: where the map was clicked, then what is typed.
+  const [typedAt, setTypedAt] = useState<{ lat: number; lng: number } | undefined>();
+  useEffect(() => setTypedAt(undefined), [panel]);
+  const [layersOpen, setLayersOpen] = useState(false);
+  const [helpOpen, setHelpOpen] = useState(false);
+  const [pinStep, setPinStep] = useState<PinStep | undefined>();
+  const focusMap = (): void => document.querySelector<HTMLElement>('.leaflet-container')?.focus();
+
+  // Escape closes what is open in the side panel (a POI's details or form, as Cancel does, or a
+  // panel other than Search) and gives focus back to the map, where the keyboard user came from.
+  // Shortcuts (shortcuts.ts) act when no field, list or dialog has the keyboard.
+  const keys = useRef<(e: KeyboardEvent) => void>(() => undefined);
+  keys.current = (e: KeyboardEvent): void => {
+    if (e.defaultPrevented || e.isComposing || document.querySelector('dialog[open], [role="dialog"], [role="alertdialog"]')) return;
+    if (e.key === 'Escape') {
+      if (panel.kind === 'search') return;
       // Typed work is not thrown away on a key press: a form with changes asks first.
-      if (document.querySelector('form[data-changed="true"]') && !window.confirm('Discard the changes to this POI?')) return;
+      if (hasTypedWork(document.getElementById('side-panel')) && !window.confirm('Discard what you typed in this panel?')) return;
       setPanel(panel.kind === 'poi-edit' ? { kind: 'poi', poi: panel.poi } : { kind: 'search' });
-      document.querySelector<HTMLElement>('.leaflet-container')?.focus();
-    };
+      focusMap();
+      return;
+    }
+    if (keyBelongsToFocus(e.target)) return;
+    const shortcut = shortcutOf(e);
+    if (!shortcut) return;
+    e.preventDefault();
+    if (shortcut === 'help') setHelpOpen(true);
+    else if (shortcut === 'add') setPanel({ kind: 'poi-add', lat: centre.lat, lng: centre.lng, byKeyboard: true });
+    else if (shortcut === 'search') openSearch();
+    else if (shortcut === 'layers') setLayersOpen((open) => !open);
+    else if (shortcut === 'next' || shortcut === 'previous') setPinStep({ by: shortcut === 'next' ? 1 : -1, at: Date.now() });
+    else if (shortcut === 'edit' && panel.kind === 'poi') setPanel({ kind: 'poi-edit', poi: panel.poi });
+    else if (shortcut === 'map') focusMap();
+  };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => keys.current(e);
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [panel]);
+  }, []);
+
+  const openSearch = (): void => {
+    setPanel({ kind: 'search' });
+    setSheetFolded(false);
+    // Once the panel is drawn.
+    requestAnimationFrame(() => document.getElementById('search-q')?.focus());
+  };
 
   const tab = isTab(panel.kind) ? TAB_PANELS[panel.kind] : undefined;
   const context: PanelContext = {
@@ -92,42 +127,49 @@ export function App() {
             ))}
           </select>
         </label>
-        <nav aria-label="Panels">
-          {TAB_KINDS.map((kind) => (
-            <button key={kind} type="button" aria-pressed={panel.kind === kind} onClick={() => setPanel({ kind })}>
-              {TAB_PANELS[kind].label}
-            </button>
-          ))}
-        </nav>
+        <PanelButtons current={isTab(panel.kind) ? (panel.kind satisfies TabKind) : undefined} onOpen={(kind) => setPanel({ kind })} />
+        <button type="button" className="shortcuts-button" onClick={() => setHelpOpen(true)} aria-keyshortcuts="?">
+          Keyboard shortcuts
+        </button>
       </header>
       <main className="workspace">
-        {clientId ? (
-          <PoiMap
-            clientId={clientId}
-            filter={filter}
-            focus={focus}
-            selected={panel.kind === 'poi' || panel.kind === 'poi-edit' ? panel.poi : undefined}
-            draft={panel.kind === 'poi-add' ? panel : undefined}
-            onMapClick={(lat, lng) => setPanel({ kind: 'poi-add', lat, lng })}
-            onSelect={(poi) => setPanel({ kind: 'poi', poi })}
-            onCentre={setCentre}
-          />
-        ) : (
-          <div className="map-placeholder">
-            {clients.isLoading ? 'Loading…' : 'Create a client application to start (Client applications panel).'}
-          </div>
-        )}
+        <PoiMap
+          clientId={clientId}
+          filter={filter}
+          focus={focus}
+          selected={panel.kind === 'poi' || panel.kind === 'poi-edit' ? panel.poi : undefined}
+          draft={panel.kind === 'poi-add' ? { ...panel, ...typedAt } : undefined}
+          onMapClick={(lat, lng) => setPanel({ kind: 'poi-add', lat, lng })}
+          // From the keyboard, focus follows to the POI's name, where reading goes on.
+          onSelect={(poi, byKeyboard) => setPanel({ kind: 'poi', poi, focusTitle: byKeyboard })}
+          onCentre={setCentre}
+          layersOpen={layersOpen}
+          onLayersOpen={setLayersOpen}
+          pinStep={pinStep}
+        />
         <aside id="side-panel" className={sheetFolded ? 'side folded' : 'side'} aria-label="Side panel" tabIndex={-1}>
           <button type="button" className="sheet-toggle" aria-expanded={!sheetFolded} aria-controls="side-panel" onClick={() => setSheetFolded((f) => !f)}>
             {sheetFolded ? 'Show panel' : 'Hide panel'}
           </button>
+          {panel.kind === 'poi-add' && !clientId && (
+            <section className="panel" aria-label="Add POI">
+              <h2>New POI</h2>
+              <p>POIs belong to a client application, and there is none yet: create one, then click the map where the POI goes.</p>
+              <div className="actions">
+                <button type="button" onClick={() => setPanel({ kind: 'clients' })}>
+                  Create a client application
+                </button>
+              </div>
+            </section>
+          )}
           {panel.kind === 'poi-add' && clientId && (
             <PoiForm
               key={`add-${panel.lat}-${panel.lng}`}
               clientId={clientId}
               position={{ lat: panel.lat, lng: panel.lng }}
               focusFirst={panel.byKeyboard === true}
-              onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id, saved: true })}
+              onPosition={(lat, lng) => setTypedAt({ lat, lng })}
+              onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id, focusTitle: true })}
               onCancel={() => setPanel({ kind: 'search' })}
               onOpenPoi={(poi) => setPanel({ kind: 'poi', poi })}
             />
@@ -136,7 +178,7 @@ export function App() {
             <PoiDetails
               clientId={clientId}
               poi={panel.poi}
-              focusTitle={panel.saved === true}
+              focusTitle={panel.focusTitle === true}
               onEdit={() => setPanel({ kind: 'poi-edit', poi: panel.poi })}
               onDeleted={() => setPanel({ kind: 'search' })}
               onClose={() => setPanel({ kind: 'search' })}
@@ -149,7 +191,7 @@ export function App() {
               poiId={panel.poi}
               // Edit is always asked for from the details' button: typing goes on in the form, not on the page.
               focusFirst
-              onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id, saved: true })}
+              onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id, focusTitle: true })}
               onCancel={() => setPanel({ kind: 'poi', poi: panel.poi })}
               onOpenPoi={(poi) => setPanel({ kind: 'poi', poi })}
             />
@@ -157,6 +199,7 @@ export function App() {
           {tab && (!tab.needsClient || clientId) && tab.render(context)}
           {tab?.needsClient && !clientId && <p>No client application yet. Open “Client applications” to create one.</p>}
         </aside>
+        <ShortcutsDialog open={helpOpen} onOpen={setHelpOpen} />
       </main>
     </div>
   );

@@ -4,8 +4,8 @@ import type { TabKind } from './panels';
 export type Panel =
   /** `byKeyboard`: opened from the panel (add at the centre), so focus goes to the form. */
   | { kind: 'poi-add'; lat: number; lng: number; byKeyboard?: boolean }
-  /** `saved`: just saved by the form, so focus goes to the result. */
-  | { kind: 'poi'; poi: number; saved?: boolean }
+  /** `focusTitle`: just saved by the form, or opened from the keyboard, so focus goes to its name. */
+  | { kind: 'poi'; poi: number; focusTitle?: boolean | undefined }
   | { kind: 'poi-edit'; poi: number }
   | { kind: TabKind };
 

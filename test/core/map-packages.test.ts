@@ -319,14 +319,19 @@ describe('the sample city', () => {
     expect(core.maps.list()).toEqual([]);
   });
 
-  it('is where the map opens while there are no POIs; once there is one, the map opens as before', async () => {
+  it('is where the map opens while the client has no POIs; once it has one, the map opens on its POIs', async () => {
     expect(core.console['maps.startView']({})).toBeNull();
     const file = join(dir, 'sample.mbtiles');
     buildSampleMap(file);
     const pkg = (await core.maps.importSampleOnFirstStart(file))!;
-    expect(core.console['maps.startView']({})).toEqual({ lat: pkg.center[1], lng: pkg.center[0], zoom: 15 });
+    const onPackage = { kind: 'place', lat: pkg.center[1], lng: pkg.center[0], zoom: 15 };
+    expect(core.console['maps.startView']({})).toEqual(onPackage);
     const client = core.clients.create({ name: 'c' });
+    const other = core.clients.create({ name: 'other' });
+    expect(core.console['maps.startView']({ clientId: client.client_id })).toEqual(onPackage);
     await core.console['pois.add']({ clientId: client.client_id, fields: { lat: 37.79, lng: -122.4, name: 'Ferry Building', categories: [1] } });
-    expect(core.console['maps.startView']({})).toBeNull();
+    expect(core.console['maps.startView']({ clientId: client.client_id })).toEqual({ kind: 'bounds', south: 37.79, west: -122.4, north: 37.79, east: -122.4 });
+    // Another client's POIs are not where this one's map opens.
+    expect(core.console['maps.startView']({ clientId: other.client_id })).toEqual(onPackage);
   });
 });

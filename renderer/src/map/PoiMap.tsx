@@ -22,6 +22,12 @@ import { useMapPackages, useStartView, useTileUrls } from './packages/queries';
 import type { MapPackage } from '../../../shared/maps';
 import { position } from '../ui/format';
 
+/** Asks for the next (1) or previous (-1) POI on screen to be opened; `at` as Focus's. */
+export interface PinStep {
+  by: 1 | -1;
+  at: number;
+}
+
 export interface Focus {
   lat: number;
   lng: number;
@@ -32,15 +38,20 @@ export interface Focus {
 type View = Omit<Input<'pois.map'>, 'clientId'>;
 
 interface Props {
-  clientId: string;
+  /** None yet: the map is shown all the same, with no POIs on it. */
+  clientId: string | undefined;
   filter: { q: string; categories: number[] };
   focus: Focus | undefined;
   selected: number | undefined;
   /** Where a new POI is being added; `byKeyboard` (at the map centre): a crosshair marks the centre. */
   draft: { lat: number; lng: number; byKeyboard?: boolean } | undefined;
   onMapClick: (lat: number, lng: number) => void;
-  onSelect: (poi: number) => void;
+  /** A pin was opened; `byKeyboard` when from the keyboard (focus follows to its details). */
+  onSelect: (poi: number, byKeyboard: boolean) => void;
   onCentre: (centre: { lat: number; lng: number }) => void;
+  layersOpen: boolean;
+  onLayersOpen: (open: boolean) => void;
+  pinStep: PinStep | undefined;
 }
 
 function viewOf(map: L.Map): Omit<View, 'q' | 'categories'> {
@@ -87,17 +98,26 @@ function FocusOn({ focus }: { focus: Focus | undefined }) {
   return null;
 }
 
-/** With no view in the address, opens where the core suggests (the sample city on a first start). */
-function StartView() {
+/**
+ * Opens the map around the client's POIs, or on a package while it has none (the sample city on
+ * a first start): when the page opens with no view in its address, and when another client is
+ * chosen. A view in the address (a link, a reload) is kept.
+ */
+function StartView({ clientId }: { clientId: string | undefined }) {
   const map = useMap();
   const [named] = useState(() => parseMapHash(location.hash) !== undefined);
-  const start = useStartView(!named);
-  const [done, setDone] = useState(false);
+  // The client the map was last opened for; `named` counts as opened for the first.
+  const [openedFor, setOpenedFor] = useState<{ client: string | undefined } | undefined>(named ? { client: clientId } : undefined);
+  const due = openedFor === undefined || openedFor.client !== clientId;
+  const start = useStartView(clientId, due);
   useEffect(() => {
-    if (done || named || !start.data) return;
-    setDone(true);
-    map.setView([start.data.lat, start.data.lng], start.data.zoom, { animate: false });
-  }, [done, named, start.data, map]);
+    if (!due || start.isPending || start.isFetching) return;
+    setOpenedFor({ client: clientId });
+    const view = start.data;
+    if (!view) return;
+    if (view.kind === 'place') map.setView([view.lat, view.lng], view.zoom, { animate: false });
+    else map.fitBounds(L.latLngBounds([view.south, view.west], [view.north, view.east]), { padding: [40, 40], maxZoom: 16, animate: false });
+  }, [due, start.isPending, start.isFetching, start.data, clientId, map]);
   return null;
 }
 
@@ -162,7 +182,7 @@ export function PoiMap(props: Props) {
   const queryClient = useQueryClient();
   // Ask for the new view's points as soon as the map stops, not a render later.
   const onView = (v: Omit<View, 'q' | 'categories'>) => {
-    void queryClient.prefetchQuery(mapViewQuery(props.clientId, withFilter(v)));
+    if (props.clientId) void queryClient.prefetchQuery(mapViewQuery(props.clientId, withFilter(v)));
     setView(v);
   };
   const [tilesFailing, setTilesFailing] = useState(false);
@@ -171,7 +191,7 @@ export function PoiMap(props: Props) {
   const tileUrls = useTileUrls();
   const shown = (packages.data ?? []).filter((p) => !choice.hidden.includes(p.id));
   const covering = view ? shown.filter((p) => covers(p, view)) : [];
-  const [layersOpen, setLayersOpen] = useState(false);
+  const { layersOpen, onLayersOpen: setLayersOpen } = props;
   const [goTo, setGoTo] = useState<{ to: MapPackage; at: number } | undefined>();
   const onImported = (pkg: MapPackage): void => {
     showPackage(pkg.id, true);
@@ -182,7 +202,8 @@ export function PoiMap(props: Props) {
   const offline = !choice.online || tilesFailing;
   const points = useMapView(props.clientId, query);
   useLiveData(props.clientId);
-  const mover = useMovePoi(props.clientId);
+  // With no client there are no pins to move: its client id is never sent.
+  const mover = useMovePoi(props.clientId ?? '');
   const onMove = (to: Move, putBack: () => void): void => {
     if (window.confirm(`Move “${to.name || 'this POI'}” to ${position(to.lat, to.lng)}?`)) mover.move(to, putBack);
     else putBack();
@@ -225,11 +246,11 @@ export function PoiMap(props: Props) {
         <MapHash />
         <SizeWatcher />
         {offline && covering.length === 0 && <PlaceLabels />}
-        <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={onMove} />
+        <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={onMove} step={props.pinStep} />
         {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
         <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
         {/* Last: their moves must reach the hash and the view tracker, whose listeners are set before them. */}
-        <StartView />
+        <StartView clientId={props.clientId} />
         <FocusOn focus={props.focus} />
         <GoTo pkg={goTo} />
       </MapContainer>

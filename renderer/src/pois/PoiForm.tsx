@@ -21,6 +21,16 @@ interface Props {
   focusFirst?: boolean;
   /** Opens another POI (a possible duplicate named by the form's notice) in place of the form. */
   onOpenPoi: (poi: number) => void;
+  /** The position typed so far, once it is a valid one: the map's pending marker follows it. */
+  onPosition?: (lat: number, lng: number) => void;
+}
+
+/** A typed latitude and longitude, when both are numbers in range (what the map can show). */
+function typedPosition(lat: string, lng: string): { lat: number; lng: number } | undefined {
+  const la = Number(lat);
+  const ln = Number(lng);
+  if (lat.trim() === '' || lng.trim() === '' || !Number.isFinite(la) || !Number.isFinite(ln)) return undefined;
+  return Math.abs(la) <= 90 && Math.abs(ln) <= 180 ? { lat: la, lng: ln } : undefined;
 }
 
 /** How the error summary names each field: the form's own labels. */
@@ -30,7 +40,7 @@ const FORM_ORDER: readonly PoiFormField[] = ['name', 'lat', 'lng', 'categories',
 const labelOf = (key: PoiFormField): string => FIXED_LABELS[key] ?? [...TEXT_FIELDS, ...NUMBER_FIELDS].find((f) => f.key === key)?.label ?? key;
 
 /** Add a POI where the map was clicked, or edit one: edit sends only what changed. */
-export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFirst = false, onOpenPoi }: Props) {
+export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFirst = false, onOpenPoi, onPosition }: Props) {
   const editing = poiId !== undefined;
   const existing = usePoi(clientId, poiId);
   const categories = useCategories(clientId);
@@ -42,6 +52,12 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
   useEffect(() => {
     if (editing && existing.data && !values) setValues(valuesOf(existing.data));
   }, [editing, existing.data, values]);
+  const typed = values && typedPosition(String(values.lat), String(values.lng));
+  const onPositionRef = useRef(onPosition);
+  onPositionRef.current = onPosition;
+  useEffect(() => {
+    if (typed) onPositionRef.current?.(typed.lat, typed.lng);
+  }, [typed?.lat, typed?.lng]);
   // What the form opened with: a form with changes says so (data-changed), and Escape asks before discarding them.
   const opened = useRef<string | undefined>(undefined);
   if (values && opened.current === undefined) opened.current = JSON.stringify(values);
@@ -73,7 +89,18 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
   return (
     <section className="panel">
       <h2>{editing ? `Edit “${existing.data?.name ?? ''}”` : 'New POI'}</h2>
-      <form aria-label={editing ? 'Edit POI' : 'Add POI'} onSubmit={submit} noValidate data-changed={JSON.stringify(values) !== opened.current}>
+      <form
+        aria-label={editing ? 'Edit POI' : 'Add POI'}
+        onSubmit={submit}
+        noValidate
+        data-changed={JSON.stringify(values) !== opened.current}
+        // Ctrl+Enter saves from any field, the categories' list and the description included.
+        onKeyDown={(e) => {
+          if (e.key !== 'Enter' || !(e.ctrlKey || e.metaKey) || e.nativeEvent.isComposing) return;
+          e.preventDefault();
+          e.currentTarget.requestSubmit();
+        }}
+      >
         <ErrorSummary problems={problems} attempt={mutation.errors.attempt} />
         <FormError error={mutation.errors.form} />
         <Field id="poi-name" label="Name" value={values.text.name} onChange={(v) => setText('name', v)} error={errorOf('name')} required autoFocus={focusFirst} />

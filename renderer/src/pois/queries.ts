@@ -42,13 +42,13 @@ export const useMapView = (clientId: string | undefined, view: View | undefined)
  * this window, or from another process on the same database, such as a `cli serve` beside the
  * app), refetches the client's POI queries and categories, so the open map redraws by itself.
  */
-export function useLiveData(clientId: string): void {
+export function useLiveData(clientId: string | undefined): void {
   const queryClient = useQueryClient();
   const version = useQuery({ queryKey: poiKeys.version, queryFn: () => call('pois.version', {}), refetchInterval: VERSION_POLL_MS });
   const seen = useRef<string | undefined>(undefined);
   useEffect(() => {
     if (version.data === undefined) return;
-    if (seen.current !== undefined && seen.current !== version.data) {
+    if (seen.current !== undefined && seen.current !== version.data && clientId !== undefined) {
       void queryClient.invalidateQueries({ queryKey: poiKeys.all(clientId) });
       void queryClient.invalidateQueries({ queryKey: categoryKeys.list(clientId) });
     }

@@ -13,6 +13,11 @@ export const useMapPackages = () => useQuery({ queryKey: mapPackageKeys.list, qu
 /** How to build a package's tile URL; asked once (browser mode derives a key from the console token). */
 export const useTileUrls = () => useQuery({ queryKey: mapPackageKeys.tileUrls, queryFn: tileUrls, staleTime: Infinity });
 
-/** Where the map opens when the address names no view (a package, while there are no POIs yet). */
-export const useStartView = (enabled: boolean) =>
-  useQuery({ queryKey: ['maps', 'start-view'], queryFn: () => call('maps.startView', {}), enabled, staleTime: Infinity });
+/** Where the map opens for a client when the address names no view: around its POIs, else on a package. */
+export const useStartView = (clientId: string | undefined, enabled: boolean) =>
+  useQuery({
+    queryKey: ['maps', 'start-view', clientId ?? null],
+    queryFn: () => call('maps.startView', clientId === undefined ? {} : { clientId }),
+    enabled,
+    staleTime: Infinity,
+  });

@@ -1,0 +1,63 @@
+import * as Dialog from '@radix-ui/react-dialog';
+import { CONTROL_KEYS, SHORTCUTS } from './shortcuts';
+
+interface Props {
+  open: boolean;
+  onOpen: (open: boolean) => void;
+}
+
+const Keys = ({ keys }: { keys: readonly string[] }) => (
+  <>
+    {keys.map((k, i) => (
+      <span key={k}>
+        {i > 0 && ' '}
+        <kbd>{k}</kbd>
+      </span>
+    ))}
+  </>
+);
+
+/** The keyboard shortcuts (`?`): a dialog that takes focus, gives it back, and closes on Escape. */
+export function ShortcutsDialog({ open, onOpen }: Props) {
+  return (
+    <Dialog.Root open={open} onOpenChange={onOpen}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="shortcuts-overlay" />
+        <Dialog.Content className="shortcuts-dialog">
+          <Dialog.Title>Keyboard shortcuts</Dialog.Title>
+          <Dialog.Description className="hint">Anywhere but in a text field:</Dialog.Description>
+          <table className="shortcuts">
+            <tbody>
+              {SHORTCUTS.map((s) => (
+                <tr key={s.id}>
+                  <th scope="row">
+                    <Keys keys={s.keys} />
+                  </th>
+                  <td>{s.does}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h3>On what has the focus</h3>
+          <table className="shortcuts">
+            <tbody>
+              {CONTROL_KEYS.map((s) => (
+                <tr key={s.does}>
+                  <th scope="row">
+                    <Keys keys={s.keys} />
+                  </th>
+                  <td>{s.does}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div className="actions">
+            <Dialog.Close asChild>
+              <button type="button">Close</button>
+            </Dialog.Close>
+          </div>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
