@@ -8,7 +8,7 @@ import { PanelButtons } from './PanelButtons';
 import { keyBelongsToFocus, shortcutOf } from './shortcuts';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { rememberClient, rememberedClient, type Panel } from './state';
-import { hasTypedWork } from './ui/typedWork';
+import { hasTypedWork, watchTypedWork } from './ui/typedWork';
 
 export function App() {
   const clients = useClients();
@@ -69,6 +69,10 @@ export function App() {
     else if (shortcut === 'edit' && panel.kind === 'poi') setPanel({ kind: 'poi-edit', poi: panel.poi });
     else if (shortcut === 'map') focusMap();
   };
+  useEffect(() => {
+    const side = document.getElementById('side-panel');
+    return side ? watchTypedWork(side) : undefined;
+  }, []);
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => keys.current(e);
     window.addEventListener('keydown', onKey);

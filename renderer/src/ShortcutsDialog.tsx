@@ -1,4 +1,5 @@
 import * as Dialog from '@radix-ui/react-dialog';
+import { useRef } from 'react';
 import { CONTROL_KEYS, SHORTCUTS } from './shortcuts';
 
 interface Props {
@@ -19,11 +20,22 @@ const Keys = ({ keys }: { keys: readonly string[] }) => (
 
 /** The keyboard shortcuts (`?`): a dialog that takes focus, gives it back, and closes on Escape. */
 export function ShortcutsDialog({ open, onOpen }: Props) {
+  // Opened by a key, not by a Radix trigger: focus goes back where it was (Radix would go to the trigger).
+  const returnTo = useRef<Element | null>(null);
   return (
     <Dialog.Root open={open} onOpenChange={onOpen}>
       <Dialog.Portal>
         <Dialog.Overlay className="shortcuts-overlay" />
-        <Dialog.Content className="shortcuts-dialog">
+        <Dialog.Content
+          className="shortcuts-dialog"
+          onOpenAutoFocus={() => {
+            returnTo.current = document.activeElement;
+          }}
+          onCloseAutoFocus={(e) => {
+            e.preventDefault();
+            if (returnTo.current instanceof HTMLElement) returnTo.current.focus();
+          }}
+        >
           <Dialog.Title>Keyboard shortcuts</Dialog.Title>
           <Dialog.Description className="hint">Anywhere but in a text field:</Dialog.Description>
           <table className="shortcuts">

@@ -227,3 +227,22 @@ test('the page has an icon of its own: no request for /favicon.ico fails', async
   expect(drawn).toBeGreaterThan(0);
   expect(failed).toEqual([]);
 });
+
+test('Escape closes a panel, but asks first when something typed in it would be lost', async ({ app: page }) => {
+  const panels = page.getByRole('toolbar', { name: 'Panels' });
+  await panels.getByRole('button', { name: 'Members' }).click();
+  // Nothing typed: closed at once, back to Search.
+  await page.keyboard.press('Escape');
+  await expect(panels.getByRole('button', { name: 'Search' })).toHaveAttribute('aria-pressed', 'true');
+  await panels.getByRole('button', { name: 'Members' }).click();
+  const username = page.getByLabel('Username').first();
+  await username.fill('half-typed-member');
+  page.once('dialog', (dialog) => void dialog.dismiss());
+  await page.keyboard.press('Escape');
+  await expect(username).toHaveValue('half-typed-member');
+  await expect(panels.getByRole('button', { name: 'Members' })).toHaveAttribute('aria-pressed', 'true');
+  // Put back as it was: nothing to lose, nothing asked.
+  await username.fill('');
+  await page.keyboard.press('Escape');
+  await expect(panels.getByRole('button', { name: 'Search' })).toHaveAttribute('aria-pressed', 'true');
+});

@@ -132,3 +132,28 @@ test('a POI’s details keep its description’s line breaks and show its positi
   expect(message).not.toContain('cannot be undone');
   await consoleOp(page, 'pois.delete', { clientId, poi: poi.id });
 });
+
+test('the pending marker of a new POI follows the coordinates typed into the form', async ({ app: page }) => {
+  await centreOn(page, 48.8566, 2.3522, 15);
+  const map = page.locator('.leaflet-container');
+  const box = (await map.boundingBox())!;
+  const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  await page.mouse.click(centre.x + 120, centre.y - 80);
+  const form = page.getByRole('form', { name: 'Add POI' });
+  await expect(form).toBeVisible();
+  // The drop's tip, where the POI is: the marker's anchor, bottom centre of its 22 px box.
+  // How far (px) it is from a point on screen; within 2 px is on it (rounding of the projection).
+  const offFrom = async (x: number, y: number): Promise<number> => {
+    const r = (await page.locator('.poi-pin-draft').boundingBox())!;
+    return Math.round(Math.hypot(r.x + r.width / 2 - x, r.y + r.height - y));
+  };
+  expect(await offFrom(centre.x + 120, centre.y - 80)).toBeLessThanOrEqual(2);
+  await form.getByLabel('Latitude').fill('48.8566');
+  await form.getByLabel('Longitude').fill('2.3522');
+  await expect.poll(() => offFrom(centre.x, centre.y)).toBeLessThanOrEqual(2);
+  // A value the map cannot show (half typed, or out of range) leaves the marker where it was.
+  await form.getByLabel('Latitude').fill('123');
+  await page.waitForTimeout(200);
+  expect(await offFrom(centre.x, centre.y)).toBeLessThanOrEqual(2);
+  await form.getByRole('button', { name: 'Cancel' }).click();
+});
