@@ -20,13 +20,13 @@ async function tooSmall(page: Page): Promise<string[]> {
     // The square's edges 1 px in; its corners 2 px in, for a button's 4 px rounded corner.
     const edge = target / 2 - 1;
     const corner = target / 2 - 2;
-    const controls = [...document.querySelectorAll<HTMLElement>('a[href], button, input:not([type="hidden"]), select, textarea, [role="button"], [tabindex="0"]')].filter(
+    const controls = Array.from(document.querySelectorAll<HTMLElement>('a[href], button, input:not([type="hidden"]), select, textarea, [role="button"], [tabindex="0"]')).filter(
       (el) => el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }) && !el.closest('.skip-link') && !el.classList.contains('leaflet-container'),
     );
     const found: string[] = [];
     for (const el of controls) {
       el.scrollIntoView({ block: 'center', inline: 'center' });
-      const labels = [...((el as HTMLInputElement).labels ?? [])];
+      const labels = Array.from((el as HTMLInputElement).labels ?? []);
       const boxes = [el, ...labels].map((e) => e.getBoundingClientRect());
       const left = Math.min(...boxes.map((b) => b.left));
       const right = Math.max(...boxes.map((b) => b.right));
