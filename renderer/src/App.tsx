@@ -6,6 +6,7 @@ import { PoiForm } from './pois/PoiForm';
 import { isTab, TAB_PANELS, type PanelContext, type TabKind } from './panels';
 import { PanelButtons } from './PanelButtons';
 import { keyBelongsToFocus, shortcutOf } from './shortcuts';
+import { ServiceBanner } from './ServiceBanner';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { rememberClient, rememberedClient, type Panel } from './state';
 import { hasTypedWork, watchTypedWork } from './ui/typedWork';
@@ -136,6 +137,7 @@ export function App() {
           Keyboard shortcuts
         </button>
       </header>
+      <ServiceBanner />
       <main className="workspace">
         <PoiMap
           clientId={clientId}

@@ -3,6 +3,7 @@ import type { ErrorBody } from '../../shared/errors';
 import type { ImportFormat } from '../../shared/file-formats';
 import type { JobView, MapImportJob } from '../../shared/jobs';
 import { consoleToken, tokenRefused } from './consoleToken';
+import { reach } from './reachability';
 
 declare global {
   interface Window {
@@ -11,7 +12,7 @@ declare global {
 }
 
 const post = (op: string, input: unknown, token: string): Promise<Response> =>
-  fetch(`/console/api/${encodeURIComponent(op)}`, {
+  reach(`/console/api/${encodeURIComponent(op)}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(input),
@@ -74,7 +75,7 @@ export async function tileUrls(): Promise<TileUrls> {
   if (!inBrowserMode) return { packageTiles: (id) => `${location.origin}/tiles/${id}/{z}/{x}/{y}`, onlineTiles: `${location.origin}/online-tiles/{z}/{x}/{y}` };
   for (;;) {
     const token = await consoleToken();
-    const response = await fetch('/console/tile-key', { method: 'POST', headers: { authorization: `Bearer ${token}` }, credentials: 'omit' });
+    const response = await reach('/console/tile-key', { method: 'POST', headers: { authorization: `Bearer ${token}` }, credentials: 'omit' });
     if (tokenRefusal(response)) {
       tokenRefused(token);
       continue;
@@ -137,7 +138,7 @@ function uploadFile<T>(url: string, file: File, onProgress: (sent: number) => vo
 export async function downloadExport(jobId: string): Promise<void> {
   for (;;) {
     const token = await consoleToken();
-    const response = await fetch('/console/downloads', {
+    const response = await reach('/console/downloads', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ jobId }),

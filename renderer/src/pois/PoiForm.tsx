@@ -102,7 +102,6 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
         }}
       >
         <ErrorSummary problems={problems} attempt={mutation.errors.attempt} />
-        <FormError error={mutation.errors.form} />
         <Field id="poi-name" label="Name" value={values.text.name} onChange={(v) => setText('name', v)} error={errorOf('name')} required autoFocus={focusFirst} />
         <div className="pair">
           <Field id="poi-lat" label="Latitude" type="number" step="any" value={values.lat} onChange={(v) => setValues({ ...values, lat: v })} error={errorOf('lat')} required />
@@ -171,6 +170,9 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
             Cancel
           </button>
         </div>
+        {/* A refusal of the whole form (the service unreachable, the POI gone) under its button, where
+            the person is looking after Save: the form is long, its top out of view. */}
+        <FormError error={mutation.errors.form} reveal />
       </form>
     </section>
   );

@@ -1,4 +1,4 @@
-import { useId, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 interface FieldProps {
   label: string;
@@ -58,9 +58,17 @@ export function Field(props: FieldProps) {
 }
 
 /** The error of a refused operation, shown once above a form when no field claims it. */
-export function FormError({ error }: { error: string | undefined }) {
+/**
+ * A refusal of a whole form or action. `reveal`: scrolled into view when it appears (beside a
+ * button at the foot of a long form, which it must not push out of view).
+ */
+export function FormError({ error, reveal = false }: { error: string | undefined; reveal?: boolean }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (reveal && error) box.current?.scrollIntoView({ block: 'nearest' });
+  }, [reveal, error]);
   return error ? (
-    <div className="form-error" role="alert">
+    <div ref={box} className="form-error" role="alert">
       {error}
     </div>
   ) : null;
