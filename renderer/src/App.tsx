@@ -5,6 +5,7 @@ import { PoiDetails } from './pois/PoiDetails';
 import { PoiForm } from './pois/PoiForm';
 import { isTab, TAB_KINDS, TAB_PANELS, type PanelContext } from './panels';
 import { rememberClient, rememberedClient, type Panel } from './state';
+import { OPEN_DIALOG, useConfirm } from './ui/Confirm';
 
 
 export function App() {
@@ -34,18 +35,21 @@ export function App() {
 
   // Escape closes what is open about a POI (its details, or the add / edit form, as Cancel does)
   // and gives focus back to the map, where the keyboard user came from.
+  const confirm = useConfirm();
   useEffect(() => {
-    const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing || document.querySelector('dialog[open]')) return;
+    const onKey = async (e: KeyboardEvent): Promise<void> => {
+      if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing || document.querySelector(OPEN_DIALOG)) return;
       if (panel.kind !== 'poi' && panel.kind !== 'poi-add' && panel.kind !== 'poi-edit') return;
       // Typed work is not thrown away on a key press: a form with changes asks first.
-      if (document.querySelector('form[data-changed="true"]') && !window.confirm('Discard the changes to this POI?')) return;
+      const question = { title: 'Discard the changes', text: 'Discard the changes to this POI?', yes: 'Discard changes', no: 'Keep editing', destructive: true };
+      if (document.querySelector('form[data-changed="true"]') && !(await confirm(question))) return;
       setPanel(panel.kind === 'poi-edit' ? { kind: 'poi', poi: panel.poi } : { kind: 'search' });
       document.querySelector<HTMLElement>('.leaflet-container')?.focus();
     };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [panel]);
+    const listener = (e: KeyboardEvent): void => void onKey(e);
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, [panel, confirm]);
 
   const tab = isTab(panel.kind) ? TAB_PANELS[panel.kind] : undefined;
   const context: PanelContext = {

@@ -20,6 +20,7 @@ import { useImportPackage } from './packages/mutations';
 import { covers, PACKAGE_PANE, PackageLayers } from './packages/PackageLayers';
 import { useMapPackages, useStartView, useTileUrls } from './packages/queries';
 import type { MapPackage } from '../../../shared/maps';
+import { useConfirm } from '../ui/Confirm';
 import { position } from '../ui/format';
 
 export interface Focus {
@@ -183,9 +184,10 @@ export function PoiMap(props: Props) {
   const points = useMapView(props.clientId, query);
   useLiveData(props.clientId);
   const mover = useMovePoi(props.clientId);
+  const confirm = useConfirm();
   const onMove = (to: Move, putBack: () => void): void => {
-    if (window.confirm(`Move “${to.name || 'this POI'}” to ${position(to.lat, to.lng)}?`)) mover.move(to, putBack);
-    else putBack();
+    const question = { title: 'Move a POI', text: `Move “${to.name || 'this POI'}” to ${position(to.lat, to.lng)}?`, yes: 'Move', no: 'Leave it where it was', destructive: false };
+    void confirm(question).then((yes) => (yes ? mover.move(to, putBack) : putBack()));
   };
 
   return (

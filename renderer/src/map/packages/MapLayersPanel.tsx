@@ -1,6 +1,7 @@
 import { useId, useRef, useState } from 'react';
 import type { MapPackage } from '../../../../shared/maps';
 import { inBrowserMode } from '../../transport';
+import { useConfirm } from '../../ui/Confirm';
 import { FileInput } from '../../ui/FileInput';
 import { changeLayers, showPackage, useLayerChoice } from './layerChoice';
 import { useRemovePackage, type Upload } from './mutations';
@@ -25,6 +26,7 @@ interface Props {
  */
 export function MapLayersPanel(props: Props) {
   const id = useId();
+  const confirm = useConfirm();
   const choice = useLayerChoice();
   const packages = useMapPackages();
   const remover = useRemovePackage();
@@ -85,9 +87,12 @@ export function MapLayersPanel(props: Props) {
                 aria-label={`Remove ${pkg.name}`}
                 disabled={remover.isPending}
                 onClick={() => {
-                  if (!window.confirm(`Remove the map package “${pkg.name}” from this computer?`)) return;
-                  setRemoving(pkg.id);
-                  remover.mutate({ id: pkg.id });
+                  const question = { title: 'Remove a map package', text: `Remove the map package “${pkg.name}” from this computer?`, yes: 'Remove package', no: 'Keep it', destructive: true };
+                  void confirm(question).then((yes) => {
+                    if (!yes) return;
+                    setRemoving(pkg.id);
+                    remover.mutate({ id: pkg.id });
+                  });
                 }}
               >
                 Remove
