@@ -33,9 +33,9 @@ export function App() {
   const [sheetFolded, setSheetFolded] = useState(false);
   useEffect(() => setSheetFolded(false), [panel]);
 
+  const confirm = useConfirm();
   // Escape closes what is open about a POI (its details, or the add / edit form, as Cancel does)
   // and gives focus back to the map, where the keyboard user came from.
-  const confirm = useConfirm();
   useEffect(() => {
     const onKey = async (e: KeyboardEvent): Promise<void> => {
       if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing || document.querySelector(OPEN_DIALOG)) return;
