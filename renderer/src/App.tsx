@@ -9,6 +9,7 @@ import { keyBelongsToFocus, shortcutOf } from './shortcuts';
 import { ServiceBanner } from './ServiceBanner';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { rememberClient, rememberedClient, type Panel } from './state';
+import { OPEN_DIALOG, useConfirm } from './ui/Confirm';
 import { hasTypedWork, watchTypedWork } from './ui/typedWork';
 
 export function App() {
@@ -47,15 +48,19 @@ export function App() {
   // Escape closes what is open in the side panel (a POI's details or form, as Cancel does, or a
   // panel other than Search) and gives focus back to the map, where the keyboard user came from.
   // Shortcuts (shortcuts.ts) act when no field, list or dialog has the keyboard.
+  const confirm = useConfirm();
+  const closePanel = async (): Promise<void> => {
+    const question = { title: 'Discard what you typed', text: 'Discard what you typed in this panel?', yes: 'Discard it', no: 'Keep editing', destructive: true };
+    // Typed work is not thrown away on a key press: a panel with changes asks first.
+    if (hasTypedWork(document.getElementById('side-panel')) && !(await confirm(question))) return;
+    setPanel(panel.kind === 'poi-edit' ? { kind: 'poi', poi: panel.poi } : { kind: 'search' });
+    focusMap();
+  };
   const keys = useRef<(e: KeyboardEvent) => void>(() => undefined);
   keys.current = (e: KeyboardEvent): void => {
-    if (e.defaultPrevented || e.isComposing || document.querySelector('dialog[open], [role="dialog"], [role="alertdialog"]')) return;
+    if (e.defaultPrevented || e.isComposing || document.querySelector(OPEN_DIALOG)) return;
     if (e.key === 'Escape') {
-      if (panel.kind === 'search') return;
-      // Typed work is not thrown away on a key press: a form with changes asks first.
-      if (hasTypedWork(document.getElementById('side-panel')) && !window.confirm('Discard what you typed in this panel?')) return;
-      setPanel(panel.kind === 'poi-edit' ? { kind: 'poi', poi: panel.poi } : { kind: 'search' });
-      focusMap();
+      if (panel.kind !== 'search') void closePanel();
       return;
     }
     if (keyBelongsToFocus(e.target)) return;
@@ -65,7 +70,7 @@ export function App() {
     if (shortcut === 'help') setHelpOpen(true);
     else if (shortcut === 'add') setPanel({ kind: 'poi-add', lat: centre.lat, lng: centre.lng, byKeyboard: true });
     else if (shortcut === 'search') openSearch();
-    else if (shortcut === 'layers') setLayersOpen((open) => !open);
+    else if (shortcut === 'layers') toggleLayers();
     else if (shortcut === 'next' || shortcut === 'previous') setPinStep({ by: shortcut === 'next' ? 1 : -1, at: Date.now() });
     else if (shortcut === 'edit' && panel.kind === 'poi') setPanel({ kind: 'poi-edit', poi: panel.poi });
     else if (shortcut === 'map') focusMap();
@@ -79,6 +84,12 @@ export function App() {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
+
+  // From the keyboard the layers open with focus in them (a click or a drop leaves it where it is).
+  const toggleLayers = (): void => {
+    setLayersOpen(!layersOpen);
+    if (!layersOpen) requestAnimationFrame(() => document.querySelector<HTMLElement>('.map-layers-panel input, .map-layers-panel button')?.focus());
+  };
 
   const openSearch = (): void => {
     setPanel({ kind: 'search' });

@@ -1,6 +1,7 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { useRef } from 'react';
 import { CONTROL_KEYS, SHORTCUTS } from './shortcuts';
+import './ui/dialogs.css';
 
 interface Props {
   open: boolean;
@@ -25,9 +26,9 @@ export function ShortcutsDialog({ open, onOpen }: Props) {
   return (
     <Dialog.Root open={open} onOpenChange={onOpen}>
       <Dialog.Portal>
-        <Dialog.Overlay className="shortcuts-overlay" />
+        <Dialog.Overlay className="dialog-backdrop" />
         <Dialog.Content
-          className="shortcuts-dialog"
+          className="dialog shortcuts-dialog"
           onOpenAutoFocus={() => {
             returnTo.current = document.activeElement;
           }}

@@ -8,6 +8,7 @@ import { ConsoleTokenDialog } from './ConsoleTokenDialog';
 import { takeTokenFromAddress } from './consoleToken';
 import { openLinksInSystemBrowser } from './externalLinks';
 import { inBrowserMode } from './transport';
+import { ConfirmProvider } from './ui/Confirm';
 
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false, staleTime: 5_000 } },
@@ -25,7 +26,9 @@ openLinksInSystemBrowser();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <App />
+      <ConfirmProvider>
+        <App />
+      </ConfirmProvider>
       {inBrowserMode && <ConsoleTokenDialog />}
     </QueryClientProvider>
   </StrictMode>,

@@ -1,5 +1,5 @@
 import type { BackupsView } from '../../shared/backups.js';
-import { consoleOp, expect, test } from './fixtures.js';
+import { answerConfirm, consoleOp, expect, test } from './fixtures.js';
 
 /**
  * Back up, change something, restore, see the old state. The restore goes back to a backup taken
@@ -26,15 +26,12 @@ test('back up now, change the data, restore the backup from the list, and the ch
   await expect(page.getByRole('combobox', { name: 'Client application' })).toContainText('Made after the backup');
 
   await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Backups' }).click();
-  page.once('dialog', (d) => {
-    expect(d.message()).toContain('The current data is backed up first');
-    void d.accept();
-  });
   const restore = panel.getByRole('button', { name: `Restore the backup of ${when}` });
   // Every control fits the 360 px screen.
   const box = await restore.boundingBox();
   expect(box!.x + box!.width).toBeLessThanOrEqual(360);
   await restore.click();
+  await answerConfirm(page, 'Restore', 'The current data is backed up first');
   await expect(panel.getByRole('status').filter({ hasText: `Restored the backup of ${when}` })).toBeVisible();
   // The page reads everything again: the client made after the backup is gone, without a reload.
   await expect(page.getByRole('combobox', { name: 'Client application' })).not.toContainText('Made after the backup');

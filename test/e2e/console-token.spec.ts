@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { centreOn, expect, test } from './fixtures.js';
+import { answerConfirm, centreOn, expect, test } from './fixtures.js';
 import { E2E_TOKEN } from './info.js';
 
 const WRONG = 'a-token-this-console-never-issued';
@@ -74,7 +74,7 @@ test('a token refused while a form is open: the form keeps what was typed and sa
   const details = page.getByRole('region', { name: 'POI details' });
   await expect(details.getByTestId('poi-title')).toHaveText('Typed before the refusal');
   await expect(details.locator('[data-field="desc"]')).toHaveText('Kept through the token dialog');
-  page.once('dialog', (d) => void d.accept());
   await details.getByRole('button', { name: 'Delete POI' }).click();
+  await answerConfirm(page, 'Delete POI');
   await expect(page.locator('.leaflet-marker-icon[title="Typed before the refusal"]')).toHaveCount(0);
 });

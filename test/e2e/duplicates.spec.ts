@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { PoiReply } from '../../shared/wire.js';
-import { centreOn, consoleOp, expect, test } from './fixtures.js';
+import { answerConfirm, centreOn, consoleOp, expect, test } from './fixtures.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -31,8 +31,8 @@ test('the add form flags a similar name nearby as a possible duplicate, links to
 
   // Following it, by keyboard, opens that POI once the user agrees to leave what was typed.
   await link.focus();
-  page.once('dialog', (dialog) => void dialog.accept());
   await page.keyboard.press('Enter');
+  await answerConfirm(page, 'Open it', 'What you typed here is not saved');
   const details = page.getByRole('region', { name: 'POI details' });
   await expect(details.getByTestId('poi-title')).toHaveText('Café Plaza Nueva');
   await page.keyboard.press('Escape');

@@ -49,3 +49,15 @@ export async function basemapDrawn(page: Page): Promise<void> {
   await expect(page.locator('.leaflet-basemap-pane .leaflet-tile:not(.leaflet-tile-loaded)')).toHaveCount(0);
   await page.waitForTimeout(300);
 }
+
+/**
+ * Answers the page's confirmation (renderer/src/ui/Confirm.tsx) with the button that says what to
+ * do, once it asks (and, given, says) `text`; then it is gone.
+ */
+export async function answerConfirm(page: Page, button: string, text?: string | RegExp): Promise<void> {
+  const question = page.getByRole('alertdialog');
+  await expect(question).toBeVisible();
+  if (text !== undefined) await expect(question).toContainText(text);
+  await question.getByRole('button', { name: button, exact: true }).click();
+  await expect(question).toHaveCount(0);
+}

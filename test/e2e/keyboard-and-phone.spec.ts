@@ -80,11 +80,16 @@ test('by keyboard only: Enter on a pin opens it, Escape closes it, and a POI is 
   await page.getByRole('button', { name: 'Add a POI at the map centre' }).focus();
   await page.keyboard.press('Enter');
   await page.keyboard.type('Half typed');
-  page.once('dialog', (dialog) => void dialog.dismiss());
   await page.keyboard.press('Escape');
+  const discard = page.getByRole('alertdialog', { name: 'Discard the changes' });
+  await expect(discard).toContainText('Discard the changes to this POI?');
+  // Escape again answers the question (keep editing), not the form: it stays, and so does focus.
+  await page.keyboard.press('Escape');
+  await expect(discard).toHaveCount(0);
   await expect(name).toHaveValue('Half typed');
-  page.once('dialog', (dialog) => void dialog.accept());
+  await expect(name).toBeFocused();
   await page.keyboard.press('Escape');
+  await discard.getByRole('button', { name: 'Discard changes' }).click();
   await expect(page.getByRole('form', { name: 'Add POI' })).toHaveCount(0);
 
   await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: poi.id });

@@ -156,6 +156,29 @@ test('an upload in progress shows its progress and can be cancelled: nothing is 
   await expect(panel.getByRole('button', { name: 'Import a map package…' })).toBeEnabled();
 });
 
+test('removing a package asks first, over the open panel: Escape answers the question alone, Remove package removes it', async ({ app: page }) => {
+  await importByPicker(page, rasterMbtiles());
+  const panel = page.getByRole('region', { name: 'Map layers' });
+  const remove = panel.getByRole('button', { name: 'Remove Porto green' });
+  await remove.click();
+  const question = page.getByRole('alertdialog', { name: 'Remove a map package' });
+  await expect(question).toContainText('Remove the map package “Porto green” from this computer?');
+  await expect(question.getByRole('button', { name: 'Keep it' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(question).toHaveCount(0);
+  // The panel under it stays open, focus back on the button that asked.
+  await expect(panel).toBeVisible();
+  await expect(remove).toBeFocused();
+  expect((await consoleOp<MapPackage[]>(page, 'maps.list', {})).map((p) => p.name)).toEqual(['Porto green']);
+
+  await remove.click();
+  await question.getByRole('button', { name: 'Remove package' }).click();
+  await expect(panel.getByRole('checkbox', { name: /Porto green/ })).toHaveCount(0);
+  expect(await consoleOp<MapPackage[]>(page, 'maps.list', {})).toEqual([]);
+  // The package's row went: focus stays in the panel, which still has its other controls.
+  await expect.poll(() => panel.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+});
+
 test('the Map layers panel by keyboard, and at a phone width (390 px) inside the screen', async ({ app: page }) => {
   const toggle = page.getByRole('button', { name: 'Map layers' });
   await toggle.focus();

@@ -1,4 +1,4 @@
-import { basemapDrawn, consoleOp, expect, screenshotPath, test } from './fixtures.js';
+import { answerConfirm, basemapDrawn, consoleOp, expect, screenshotPath, test } from './fixtures.js';
 
 test('register a member with every field, log in, revoke the token, delete the member', async ({ app: page }) => {
   await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Members' }).click();
@@ -53,8 +53,8 @@ test('register a member with every field, log in, revoke the token, delete the m
   await login.getByRole('button', { name: 'Log in' }).click();
   await expect(login.getByRole('alert')).toContainText('unknown member or wrong password');
 
-  page.once('dialog', (d) => void d.accept());
   await members.getByRole('button', { name: 'Delete member fieldagent7' }).click();
+  await answerConfirm(page, 'Delete member', 'Their tokens stop working at once');
   await expect(page.getByRole('button', { name: 'Delete member fieldagent7' })).toHaveCount(0);
 });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { addWarningInput } from '../../shared/schemas/pois.js';
 import type { PoiReply, WarningReply } from '../../shared/wire.js';
 import { openCore } from '../support/core.js';
-import { consoleOp, expect, test } from './fixtures.js';
+import { answerConfirm, consoleOp, expect, test } from './fixtures.js';
 
 test('the Duplicates panel lists a POI entered twice and merges it, keeping the one chosen with the other\'s report', async ({ app: page, info }) => {
   const add = (name: string, lat: number) => consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { lat, lng: -0.3763, name, categories: [5], geocode: false } });
@@ -19,8 +19,8 @@ test('the Duplicates panel lists a POI entered twice and merges it, keeping the 
     const pair = panel.getByRole('listitem').filter({ hasText: 'Mercado de Colón and mercado de colon, 2 m apart' });
     await pair.getByRole('button', { name: /^Merge “Mercado de Colón” and “mercado de colon”/ }).click();
     await pair.getByRole('radio', { name: `Keep “Mercado de Colón” (POI ${keep.id})` }).check();
-    page.once('dialog', (d) => void d.accept());
     await pair.getByRole('button', { name: 'Merge', exact: true }).click();
+    await answerConfirm(page, 'Merge', 'Keep “Mercado de Colón” and delete “mercado de colon”?');
     // The kept POI opens, with the other's report.
     await expect(page.getByRole('heading', { name: 'Mercado de Colón' })).toBeVisible();
     const reports = await consoleOp<WarningReply[]>(page, 'warnings.open', { clientId: info.clientId });
@@ -39,8 +39,8 @@ test('a CLOSED report offers to delete its POI, confirmed, and the report goes w
   other.close();
   await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Reports' }).click();
   const report = page.getByRole('list', { name: 'Open reports, oldest first' }).getByRole('listitem').filter({ hasText: 'Quiosco cerrado' });
-  page.once('dialog', (d) => void d.accept());
   await report.getByRole('button', { name: 'Delete the POI' }).click();
+  await answerConfirm(page, 'Delete POI', 'Its reports close with it');
   await expect(report).toHaveCount(0);
   await expect(consoleOp(page, 'pois.get', { clientId: info.clientId, poi: poi.id })).rejects.toThrow(/NOT_FOUND/);
 });

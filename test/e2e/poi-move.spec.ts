@@ -3,7 +3,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { join } from 'node:path';
 import type { PoiReply } from '../../shared/wire.js';
 import { DATABASE_FILE } from '../../main/data-dir.js';
-import { centreOn, consoleOp, expect, test, type Page } from './fixtures.js';
+import { answerConfirm, centreOn, consoleOp, expect, test, type Page } from './fixtures.js';
 
 /** A POI of its own for each test, with the map centred on it. */
 async function placePoi(page: Page, clientId: string, name: string, lat: number, lng: number): Promise<PoiReply> {
@@ -37,8 +37,8 @@ test('a move the database refuses puts the marker back where the POI is stored, 
   const other = new BetterSqlite3(join(info.dataDir, DATABASE_FILE));
   try {
     other.exec('BEGIN IMMEDIATE');
-    page.once('dialog', (dialog) => void dialog.accept());
     await drag(page, marker, 60, 40);
+    await answerConfirm(page, 'Move', 'Move “Held by another program” to');
     expect(await at(marker)).not.toEqual(stored);
 
     // Back once the refusal came (after the 5 s busy timeout), and told why.
@@ -65,11 +65,11 @@ test('a POI deleted while its move waits for confirmation: the move says so and 
   const poi = await placePoi(page, info.clientId, 'Deleted meanwhile', 41.3879, 2.1699);
   const marker = page.locator('.leaflet-marker-icon[title="Deleted meanwhile"]');
 
-  page.once('dialog', (dialog) => {
-    // Another window deletes it while this one asks whether to move it.
-    void consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: poi.id }).then(() => dialog.accept());
-  });
   await drag(page, marker, -50, 30);
+  // Another window deletes it while this one asks whether to move it.
+  await expect(page.getByRole('alertdialog', { name: 'Move a POI' })).toBeVisible();
+  await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: poi.id });
+  await answerConfirm(page, 'Move');
 
   const notice = page.getByRole('alert').filter({ hasText: `no POI ${poi.id}` });
   await expect(notice).toBeVisible();
@@ -82,8 +82,8 @@ test('a move cancelled at the confirmation puts the marker back and changes noth
   const marker = page.locator('.leaflet-marker-icon[title="Stays put"]');
   const stored = await at(marker);
 
-  page.once('dialog', (dialog) => void dialog.dismiss());
   await drag(page, marker, 40, -40);
+  await answerConfirm(page, 'Leave it where it was', 'Move “Stays put” to');
   await expect.poll(() => at(marker)).toEqual(stored);
   const after = await consoleOp<PoiReply>(page, 'pois.get', { clientId: info.clientId, poi: poi.id });
   expect([after.latitude, after.longitude]).toEqual([41.3902, 2.154]);

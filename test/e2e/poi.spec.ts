@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { PoiReply } from '../../shared/wire.js';
-import { basemapDrawn, centreOn, consoleOp, expect, screenshotPath, test } from './fixtures.js';
+import { answerConfirm, basemapDrawn, centreOn, consoleOp, expect, screenshotPath, test } from './fixtures.js';
 import { E2E_TOKEN } from './info.js';
 
 test.describe.configure({ mode: 'serial' });
@@ -55,11 +55,11 @@ test('add a POI by clicking the map, see its generated address, edit it, clear a
   // Move: drag the marker, confirm.
   const marker = page.locator('.leaflet-marker-icon[title="Puerta del Sol, km 0"]');
   const from = (await marker.boundingBox())!;
-  page.once('dialog', (dialog) => void dialog.accept());
   await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
   await page.mouse.down();
   await page.mouse.move(from.x + from.width / 2 + 60, from.y + from.height / 2 + 40, { steps: 8 });
   await page.mouse.up();
+  await answerConfirm(page, 'Move', 'Move “Puerta del Sol, km 0” to');
   await expect(details.locator('dd').first()).not.toContainText(String(lat.toFixed(4)));
   await expect
     .poll(async () => {
@@ -69,8 +69,8 @@ test('add a POI by clicking the map, see its generated address, edit it, clear a
     .toBeGreaterThan(lng);
 
   // Delete, confirming.
-  page.once('dialog', (dialog) => void dialog.accept());
   await details.getByRole('button', { name: 'Delete POI' }).click();
+  await answerConfirm(page, 'Delete POI');
   await expect(page.locator('.leaflet-marker-icon[title="Puerta del Sol, km 0"]')).toHaveCount(0);
 });
 
@@ -122,14 +122,9 @@ test('a POI’s details keep its description’s line breaks and show its positi
   await expect(activity).not.toContainText('37.7634190859');
 
   await page.getByRole('button', { name: 'Mission Dolores Park', exact: true }).click();
-  let message = '';
-  page.once('dialog', (dialog) => {
-    message = dialog.message();
-    void dialog.dismiss();
-  });
   await details.getByRole('button', { name: 'Delete POI' }).click();
-  await expect.poll(() => message).toContain('Activity');
-  expect(message).not.toContain('cannot be undone');
+  await expect(page.getByRole('alertdialog', { name: 'Delete a POI' })).not.toContainText('cannot be undone');
+  await answerConfirm(page, 'Keep', 'You can bring it back from the Activity panel');
   await consoleOp(page, 'pois.delete', { clientId, poi: poi.id });
 });
 

@@ -1,6 +1,7 @@
 import '../ui/panels.css';
 import { useId, useState, type FormEvent } from 'react';
 import type { BackupInfo, BackupKind } from '../../../shared/backups';
+import { useConfirm } from '../ui/Confirm';
 import { Field, FormError } from '../ui/Field';
 import { readableDate } from '../ui/format';
 import { useConfigureBackups, useCreateBackup, useRemoveBackup, useRestore } from './mutations';
@@ -54,6 +55,7 @@ export function BackupsPanel() {
 
 function BackupItem({ backup, busy, onRestore }: { backup: BackupInfo; busy: boolean; onRestore: () => void }) {
   const remove = useRemoveBackup();
+  const confirm = useConfirm();
   const when = readableDate(backup.takenAt);
   return (
     <li className="item">
@@ -68,8 +70,8 @@ function BackupItem({ backup, busy, onRestore }: { backup: BackupInfo; busy: boo
           aria-label={`Restore the backup of ${when}`}
           disabled={busy}
           onClick={() => {
-            if (!window.confirm(`Replace all the data with the backup of ${when}? The current data is backed up first.`)) return;
-            onRestore();
+            const question = { title: 'Restore a backup', text: `Replace all the data with the backup of ${when}? The current data is backed up first.`, yes: 'Restore', no: 'Keep the current data', destructive: true };
+            void confirm(question).then((yes) => yes && onRestore());
           }}
         >
           Restore
@@ -79,8 +81,8 @@ function BackupItem({ backup, busy, onRestore }: { backup: BackupInfo; busy: boo
           aria-label={`Remove the backup of ${when}`}
           disabled={busy || remove.isPending}
           onClick={() => {
-            if (!window.confirm(`Remove the backup of ${when} from this computer?`)) return;
-            remove.mutate({ name: backup.name });
+            const question = { title: 'Remove a backup', text: `Remove the backup of ${when} from this computer?`, yes: 'Remove backup', no: 'Keep it', destructive: true };
+            void confirm(question).then((yes) => yes && remove.mutate({ name: backup.name }));
           }}
         >
           Remove

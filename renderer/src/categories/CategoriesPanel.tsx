@@ -1,6 +1,7 @@
 import '../ui/panels.css';
 import { useId, useState, type FormEvent } from 'react';
 import type { CategoryReply } from '../../../shared/wire';
+import { useConfirm } from '../ui/Confirm';
 import { Field, FormError } from '../ui/Field';
 import { useAddCategory, useDeleteCategory, useRenameCategory } from './mutations';
 import { useCategories } from './queries';
@@ -76,6 +77,7 @@ function AddCategory({ clientId }: { clientId: string }) {
 function OwnCategory({ clientId, category }: { clientId: string; category: CategoryReply }) {
   const update = useRenameCategory();
   const remove = useDeleteCategory();
+  const confirm = useConfirm();
   const [desc, setDesc] = useState(category.Description);
   const updateErrors = update.errors;
   const removeErrors = remove.errors;
@@ -86,9 +88,10 @@ function OwnCategory({ clientId, category }: { clientId: string; category: Categ
     update.submit({ clientId, category: category.Id, desc });
   };
 
-  const onDelete = () => {
+  const onDelete = async () => {
     if (remove.isPending) return;
-    if (!window.confirm(`Delete category ${category.Description}? POIs that have it keep showing it, but it cannot be given to POIs any more.`)) return;
+    const question = { title: 'Delete a category', text: `Delete category ${category.Description}? POIs that have it keep showing it, but it cannot be given to POIs any more.`, yes: 'Delete category', no: 'Keep', destructive: true };
+    if (!(await confirm(question))) return;
     remove.mutate({ clientId, category: category.Id });
   };
 
@@ -99,7 +102,7 @@ function OwnCategory({ clientId, category }: { clientId: string; category: Categ
         <Field label="Description" name="desc" value={desc} onChange={setDesc} error={updateErrors.field('desc')} required />
         <div className="actions">
           <button type="submit">Save</button>
-          <button type="button" className="danger" aria-label={`Delete category ${category.Description}`} onClick={onDelete}>
+          <button type="button" className="danger" aria-label={`Delete category ${category.Description}`} onClick={() => void onDelete()}>
             Delete
           </button>
           <span className="id">#{category.Id}</span>

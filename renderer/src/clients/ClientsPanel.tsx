@@ -3,6 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { ClientSummary } from '../../../shared/wire';
 import { Checkbox } from '../ui/Checkbox';
 import { CopyButton } from '../ui/CopyButton';
+import { useConfirm } from '../ui/Confirm';
 import { Field, FormError } from '../ui/Field';
 import { readableDate } from '../ui/format';
 import { revealToken, useRevealedToken } from './adminTokenStore';
@@ -111,6 +112,7 @@ function ClientItem({ client, selected, onSelect }: { client: ClientSummary; sel
   const nameId = useId();
   const setFlow = useSetImplicitFlow();
   const rotate = useRotateAdminToken();
+  const confirm = useConfirm();
   const formError = setFlow.errors.form ?? rotate.errors.form;
   // While the change is on its way (until the list is read again), show what was asked for.
   const [asked, setAsked] = useState<boolean | undefined>();
@@ -122,9 +124,10 @@ function ClientItem({ client, selected, onSelect }: { client: ClientSummary; sel
     setFlow.mutate({ clientId: client.client_id, enabled }, { onSettled: () => setAsked(undefined) });
   };
 
-  const onRotate = () => {
+  const onRotate = async () => {
     if (rotate.isPending) return;
-    if (!window.confirm(`Rotate the administrator token of ${client.name}? The old token stops working at once.`)) return;
+    const question = { title: 'Rotate the administrator token', text: `Rotate the administrator token of ${client.name}? The old token stops working at once.`, yes: 'Rotate token', no: 'Keep the current token', destructive: true };
+    if (!(await confirm(question))) return;
     rotate.mutate(
       { clientId: client.client_id },
       { onSuccess: (r) => revealToken({ clientId: r.client_id, clientName: client.name, token: r.admin_token, reason: 'rotated' }) },
@@ -158,7 +161,7 @@ function ClientItem({ client, selected, onSelect }: { client: ClientSummary; sel
           <button type="button" aria-pressed={selected} aria-describedby={nameId} onClick={() => onSelect(client.client_id)}>
             Select
           </button>
-          <button type="button" aria-describedby={nameId} onClick={onRotate}>
+          <button type="button" aria-describedby={nameId} onClick={() => void onRotate()}>
             Rotate administrator token
           </button>
         </div>

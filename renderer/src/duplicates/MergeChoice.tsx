@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { useConfirm } from '../ui/Confirm';
 import { FormError } from '../ui/Field';
 import { useMergePois } from './mutations';
 
@@ -12,6 +13,7 @@ export function MergeChoice({ clientId, a, b, onMerged }: { clientId: string; a:
   const name = useId();
   const [keep, setKeep] = useState<number>(a.id);
   const merge = useMergePois();
+  const confirm = useConfirm();
   const other = keep === a.id ? b : a;
   const kept = keep === a.id ? a : b;
   return (
@@ -25,8 +27,9 @@ export function MergeChoice({ clientId, a, b, onMerged }: { clientId: string; a:
       <button
         type="button"
         disabled={merge.isPending}
-        onClick={() => {
-          if (!window.confirm(`Keep “${kept.name}” and delete “${other.name}”? Its reports and history move to the one kept; the delete can be undone from the Activity panel.`)) return;
+        onClick={async () => {
+          const question = { title: 'Merge two POIs', text: `Keep “${kept.name}” and delete “${other.name}”? Its reports and history move to the one kept; the delete can be undone from the Activity panel.`, yes: 'Merge', no: 'Keep both', destructive: true };
+          if (!(await confirm(question))) return;
           // The merge makes the pair leave the list, unmounting this form, often before a callback
           // of mutate() would run (it then never does): the kept POI is opened from the promise. A
           // refusal stays in the mutation's state, shown below.

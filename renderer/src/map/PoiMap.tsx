@@ -20,6 +20,7 @@ import { useImportPackage } from './packages/mutations';
 import { covers, PACKAGE_PANE, PackageLayers } from './packages/PackageLayers';
 import { useMapPackages, useStartView, useTileUrls } from './packages/queries';
 import type { MapPackage } from '../../../shared/maps';
+import { useConfirm } from '../ui/Confirm';
 import { position } from '../ui/format';
 
 /** Asks for the next (1) or previous (-1) POI on screen to be opened; `at` as Focus's. */
@@ -204,9 +205,10 @@ export function PoiMap(props: Props) {
   useLiveData(props.clientId);
   // With no client there are no pins to move: its client id is never sent.
   const mover = useMovePoi(props.clientId ?? '');
+  const confirm = useConfirm();
   const onMove = (to: Move, putBack: () => void): void => {
-    if (window.confirm(`Move “${to.name || 'this POI'}” to ${position(to.lat, to.lng)}?`)) mover.move(to, putBack);
-    else putBack();
+    const question = { title: 'Move a POI', text: `Move “${to.name || 'this POI'}” to ${position(to.lat, to.lng)}?`, yes: 'Move', no: 'Leave it where it was', destructive: false };
+    void confirm(question).then((yes) => (yes ? mover.move(to, putBack) : putBack()));
   };
 
   return (

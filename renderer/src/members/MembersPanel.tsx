@@ -1,6 +1,7 @@
 import '../ui/panels.css';
 import { useId } from 'react';
 import type { UserReply } from '../../../shared/wire';
+import { useConfirm } from '../ui/Confirm';
 import { FormError } from '../ui/Field';
 import { readableDate } from '../ui/format';
 import { LoginForm, LogoutForm, RegisterForm } from './MemberForms';
@@ -27,10 +28,12 @@ export function MembersPanel({ clientId }: { clientId: string }) {
 function MemberList({ clientId }: { clientId: string }) {
   const members = useMembers(clientId);
   const remove = useDeleteMember();
+  const confirm = useConfirm();
 
-  const onDelete = (member: UserReply) => {
+  const onDelete = async (member: UserReply) => {
     if (remove.isPending) return;
-    if (!window.confirm(`Delete member ${member.name}? Their tokens stop working at once.`)) return;
+    const question = { title: 'Delete a member', text: `Delete member ${member.name}? Their tokens stop working at once.`, yes: 'Delete member', no: 'Keep', destructive: true };
+    if (!(await confirm(question))) return;
     remove.mutate({ clientId, memberId: member.id });
   };
 
@@ -65,7 +68,7 @@ function MemberList({ clientId }: { clientId: string }) {
                 </dl>
               </div>
               <div className="item-actions">
-                <button type="button" className="danger" aria-label={`Delete member ${member.name}`} onClick={() => onDelete(member)}>
+                <button type="button" className="danger" aria-label={`Delete member ${member.name}`} onClick={() => void onDelete(member)}>
                   Delete
                 </button>
               </div>

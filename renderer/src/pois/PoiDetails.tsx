@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { useConfirm } from '../ui/Confirm';
 import { FormError } from '../ui/Field';
 import { fieldError } from '../ui/errors';
 import { position } from '../ui/format';
@@ -27,6 +28,7 @@ export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose, focusTit
   }, [focusTitle, shown, poi]);
   const warnings = useWarnings(clientId, poi);
   const remove = useDeletePoi();
+  const confirm = useConfirm();
   const p = details.data;
   if (details.error) return <FormError error={fieldError(details.error)?.message} />;
   if (!p) return <section className="panel">Loading…</section>;
@@ -83,7 +85,8 @@ export function PoiDetails({ clientId, poi, onEdit, onDeleted, onClose, focusTit
           type="button"
           className="danger"
           onClick={() => {
-            if (window.confirm(`Delete “${p.name}”? You can bring it back from the Activity panel (Restore).`)) remove.mutate({ clientId, poi }, { onSuccess: onDeleted });
+            const question = { title: 'Delete a POI', text: `Delete “${p.name}”? You can bring it back from the Activity panel (Restore).`, yes: 'Delete POI', no: 'Keep', destructive: true };
+            void confirm(question).then((yes) => yes && remove.mutate({ clientId, poi }, { onSuccess: onDeleted }));
           }}
         >
           Delete POI

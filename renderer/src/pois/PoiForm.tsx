@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { PoiReply, PossibleDuplicate } from '../../../shared/wire';
 import { useCategories } from '../categories/queries';
+import { useConfirm } from '../ui/Confirm';
 import { ErrorSummary, type Problem } from '../ui/ErrorSummary';
 import { Field, FormError } from '../ui/Field';
 import { NUMBER_FIELDS, POI_FORM_FIELDS, TEXT_FIELDS, emptyValues, valuesOf, type FormValues, type PoiFormField } from './fields';
@@ -76,8 +77,10 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
   };
 
   // Opening the possible duplicate leaves the form: typed work is not thrown away without asking (as Escape).
-  const openDuplicate = (poi: PossibleDuplicate) => {
-    if (JSON.stringify(values) !== opened.current && !window.confirm(`Open “${poi.name}”? What you typed here is not saved.`)) return;
+  const confirm = useConfirm();
+  const openDuplicate = async (poi: PossibleDuplicate) => {
+    const question = { title: 'Leave this form', text: `Open “${poi.name}”? What you typed here is not saved.`, yes: 'Open it', no: 'Stay in the form', destructive: true };
+    if (JSON.stringify(values) !== opened.current && !(await confirm(question))) return;
     onOpenPoi(poi.id);
   };
 
@@ -107,7 +110,7 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
           <Field id="poi-lat" label="Latitude" type="number" step="any" value={values.lat} onChange={(v) => setValues({ ...values, lat: v })} error={errorOf('lat')} required />
           <Field id="poi-lng" label="Longitude" type="number" step="any" value={values.lng} onChange={(v) => setValues({ ...values, lng: v })} error={errorOf('lng')} required />
         </div>
-        <DuplicateNotice clientId={clientId} name={values.text.name} lat={values.lat} lng={values.lng} except={poiId} onOpen={openDuplicate} />
+        <DuplicateNotice clientId={clientId} name={values.text.name} lat={values.lat} lng={values.lng} except={poiId} onOpen={(poi) => void openDuplicate(poi)} />
         <div className={errorOf('categories') ? 'field field-error' : 'field'}>
           <label htmlFor="poi-categories">Categories</label>
           <select

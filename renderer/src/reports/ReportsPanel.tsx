@@ -5,6 +5,7 @@ import type { PoiReply, WarningReply } from '../../../shared/wire';
 import { MergeChoice } from '../duplicates/MergeChoice';
 import { useDeletePoi } from '../pois/mutations';
 import { useDuplicates, usePoi } from '../pois/queries';
+import { useConfirm } from '../ui/Confirm';
 import { FormError } from '../ui/Field';
 import { coordinate } from '../ui/format';
 import { useApplyReport, useDismissReport } from './mutations';
@@ -111,12 +112,14 @@ function DuplicateOf({ clientId, poi }: { clientId: string; poi: PoiReply }) {
 /** A CLOSED report: the place is gone; deleting the POI closes its reports with it (and can be undone). */
 function DeleteClosed({ clientId, poi }: { clientId: string; poi: PoiReply }) {
   const remove = useDeletePoi();
+  const confirm = useConfirm();
+  const question = { title: 'Delete a POI', text: `Delete “${poi.name}”? Its reports close with it; the delete can be undone from the Activity panel.`, yes: 'Delete POI', no: 'Keep', destructive: true };
   return (
     <div className="actions">
       <button
         type="button"
         disabled={remove.isPending}
-        onClick={() => window.confirm(`Delete “${poi.name}”? Its reports close with it; the delete can be undone from the Activity panel.`) && remove.mutate({ clientId, poi: poi.id })}
+        onClick={() => void confirm(question).then((yes) => yes && remove.mutate({ clientId, poi: poi.id }))}
       >
         Delete the POI
       </button>
