@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { PoiReply } from '../../shared/wire.js';
 import type { Locator } from '@playwright/test';
-import { basemapDrawn, centreOn, consoleOp, expect, screenshotPath, test, type Page } from './fixtures.js';
+import { answerConfirm, basemapDrawn, centreOn, consoleOp, expect, screenshotPath, test, type Page } from './fixtures.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -81,15 +81,15 @@ test('by keyboard only: Enter on a pin opens it, Escape closes it, and a POI is 
   await page.keyboard.press('Enter');
   await page.keyboard.type('Half typed');
   await page.keyboard.press('Escape');
-  const discard = page.getByRole('alertdialog', { name: 'Discard the changes' });
-  await expect(discard).toContainText('Discard the changes to this POI?');
+  const discard = page.getByRole('alertdialog', { name: 'Discard what you typed' });
+  await expect(discard).toContainText('Discard what you typed in this panel?');
   // Escape again answers the question (keep editing), not the form: it stays, and so does focus.
   await page.keyboard.press('Escape');
   await expect(discard).toHaveCount(0);
   await expect(name).toHaveValue('Half typed');
   await expect(name).toBeFocused();
   await page.keyboard.press('Escape');
-  await discard.getByRole('button', { name: 'Discard changes' }).click();
+  await discard.getByRole('button', { name: 'Discard it' }).click();
   await expect(page.getByRole('form', { name: 'Add POI' })).toHaveCount(0);
 
   await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: poi.id });
@@ -242,8 +242,8 @@ test('Escape closes a panel, but asks first when something typed in it would be 
   await panels.getByRole('button', { name: 'Members' }).click();
   const username = page.getByLabel('Username').first();
   await username.fill('half-typed-member');
-  page.once('dialog', (dialog) => void dialog.dismiss());
   await page.keyboard.press('Escape');
+  await answerConfirm(page, 'Keep editing', 'Discard what you typed in this panel?');
   await expect(username).toHaveValue('half-typed-member');
   await expect(panels.getByRole('button', { name: 'Members' })).toHaveAttribute('aria-pressed', 'true');
   // Put back as it was: nothing to lose, nothing asked.
