@@ -168,7 +168,7 @@ export function App() {
           <button type="button" className="sheet-toggle" aria-expanded={!sheetFolded} aria-controls="side-panel" onClick={() => setSheetFolded((f) => !f)}>
             {sheetFolded ? 'Show panel' : 'Hide panel'}
           </button>
-          {panel.kind === 'poi-add' && !clientId && (
+          {panel.kind === 'poi-add' && !clientId && clients.data && (
             <section className="panel" aria-label="Add POI">
               <h2>New POI</h2>
               <p>POIs belong to a client application, and there is none yet: create one, then click the map where the POI goes.</p>
@@ -214,7 +214,8 @@ export function App() {
             />
           )}
           {tab && (!tab.needsClient || clientId) && tab.render(context)}
-          {tab?.needsClient && !clientId && <p>No client application yet. Open “Client applications” to create one.</p>}
+          {/* Not while the list is still coming (behind the console token's dialog, it had said so though clients existed). */}
+          {tab?.needsClient && !clientId && (clients.data ? <p>No client application yet. Open “Client applications” to create one.</p> : <p className="panel">Loading…</p>)}
         </aside>
         <ShortcutsDialog open={helpOpen} onOpen={setHelpOpen} />
       </main>

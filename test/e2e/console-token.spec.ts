@@ -10,6 +10,9 @@ test('without its token the console asks for it, by keyboard, and refuses a wron
   await expect(dialog).toBeVisible();
   const field = dialog.getByLabel('Console address or token', { exact: true });
   await expect(field).toBeFocused();
+  // Behind it, the clients are not known yet: not said to be none.
+  await expect(page.locator('#side-panel')).toContainText('Loading');
+  await expect(page.locator('#side-panel')).not.toContainText('No client application yet');
   await field.fill(WRONG);
   await field.press('Enter');
   await expect(dialog.getByRole('alert')).toContainText('refused this token');

@@ -63,6 +63,15 @@ test('with no client application yet, the map is there, and a click on it offers
   await expect(add).toContainText('there is none yet');
   await add.getByRole('button', { name: 'Create a client application' }).click();
   await expect(page.getByRole('button', { name: 'Client applications', pressed: true })).toBeVisible();
+  const create = page.getByRole('form', { name: 'Create a client application' });
+  await create.getByLabel('Name', { exact: true }).fill('First team');
+  await create.getByRole('button', { name: 'Create client' }).click();
+  // The first client is shown at once: the token's note does not ask to select it.
+  const token = page.getByTestId('admin-token');
+  await expect(token).toContainText('Once it is saved, press Done.');
+  await expect(page.getByLabel('Client application', { exact: true })).toHaveText('First team');
+  await token.getByRole('button', { name: 'Done', exact: true }).click();
+  await expect(token).toHaveCount(0);
 });
 
 test('a new tab opens around the client’s POIs, and on the other client’s when it is chosen', async ({ page }) => {

@@ -22,7 +22,7 @@ export function ClientsPanel({ selected, onSelect }: ClientsPanelProps) {
   return (
     <section className="panel admin-panel" aria-labelledby={titleId}>
       <h2 id={titleId}>Client applications</h2>
-      <AdminToken onSelect={onSelect} />
+      <AdminToken selected={selected} onSelect={onSelect} />
       <CreateClient />
       {clients.isPending && <p>Loading client applications…</p>}
       {clients.isError && <FormError error={clients.error.message} />}
@@ -44,9 +44,11 @@ export function ClientsPanel({ selected, onSelect }: ClientsPanelProps) {
  * The token just issued. After a creation, the new client is selected when the operator is done
  * with the token: selecting a client takes the app to another panel, which would hide it unseen.
  */
-function AdminToken({ onSelect }: { onSelect: (clientId: string) => void }) {
+function AdminToken({ selected, onSelect }: { selected: string | undefined; onSelect: (clientId: string) => void }) {
   const revealed = useRevealedToken();
   if (!revealed) return null;
+  // The first client is shown as soon as it exists: there is nothing left to select then.
+  const toSelect = revealed.reason === 'created' && revealed.clientId !== selected;
   const done = () => {
     revealToken(undefined);
     if (revealed.reason === 'created') onSelect(revealed.clientId);
@@ -61,12 +63,12 @@ function AdminToken({ onSelect }: { onSelect: (clientId: string) => void }) {
       </p>
       <p className="note">
         It is shown only now, because only its hash is stored: copy it and keep it safe. If it is lost, rotate it.
-        {revealed.reason === 'rotated' ? ' The previous token no longer works.' : ' Once it is saved, select the new client below.'}
+        {revealed.reason === 'rotated' ? ' The previous token no longer works.' : toSelect ? ' Once it is saved, press Done to show this client.' : ' Once it is saved, press Done.'}
       </p>
       <div className="actions">
         <CopyButton label="Copy token" value={revealed.token} />
         <button type="button" onClick={done}>
-          {revealed.reason === 'created' ? 'Done, select this client' : 'Hide token'}
+          {toSelect ? 'Done, show this client' : revealed.reason === 'created' ? 'Done' : 'Hide token'}
         </button>
       </div>
     </div>
