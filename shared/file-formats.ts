@@ -40,7 +40,7 @@ export const IMPORT_FORMATS: readonly ImportFormat[] = FORMAT_IDS.filter((id): i
 
 /**
  * The two ways a CSV is written. `spreadsheet` (the default) is for people: a byte-order mark so
- * that spreadsheet programs read UTF-8, and the formula guard (main/core/formats/csv-cells.ts),
+ * that spreadsheet programs read UTF-8, and the formula guard (shared/csv-cells.ts),
  * which puts an apostrophe before a text a spreadsheet would run. `plain` is for programs: RFC
  * 4180 with no byte-order mark and every cell as it is, because the guard's apostrophe would be
  * data to a program.
