@@ -86,6 +86,9 @@ export function importFormatOf(fileName: string): ImportFormat | undefined {
 /** The name an export is saved under: `pois.csv`, or `pois-2024-05-01.geojson` with a stem given. */
 export const exportFileName = (format: ExportFormat, stem = 'pois'): string => `${stem}.${FILE_FORMATS[format].extensions[0]}`;
 
+/** What an import's report is downloaded as (renderer/src/pois/ImportFullReport.tsx): a CSV for a spreadsheet, as an export's. */
+export const IMPORT_REPORT_FORMAT = 'csv' satisfies ExportFormat;
+
 /** An export's choices as the console's operations and routes take them (shared/contract.ts, main/http/download-routes.ts). */
 export const exportChoice = {
   format: z.enum(EXPORT_FORMATS),

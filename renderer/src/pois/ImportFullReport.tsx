@@ -2,6 +2,7 @@ import { stringify } from 'csv-stringify/browser/esm/sync';
 import { useId, useState } from 'react';
 import { CSV_WRITING, guardCell } from '../../../shared/csv-cells';
 import type { ImportReport } from '../../../shared/exports';
+import { exportFileName, FILE_FORMATS, IMPORT_REPORT_FORMAT } from '../../../shared/file-formats';
 import { reportCsvRows } from '../../../shared/import-words';
 import { isImportJob } from '../../../shared/jobs';
 import { useJob } from '../jobs/queries';
@@ -12,10 +13,10 @@ const PAGE = 50;
 /** The report as a spreadsheet's CSV (as exports write one: a BOM, CRLF, every cell through the formula guard), saved by the browser. */
 function downloadCsv(report: ImportReport, label: string): void {
   const text = `\uFEFF${stringify(reportCsvRows(report).map((row) => row.map(guardCell)), CSV_WRITING)}`;
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const url = URL.createObjectURL(new Blob([text], { type: FILE_FORMATS[IMPORT_REPORT_FORMAT].mime }));
   const link = document.createElement('a');
   link.href = url;
-  link.download = `${label.replace(/\.[^.]*$/, '')} refused rows.csv`;
+  link.download = exportFileName(IMPORT_REPORT_FORMAT, `${label.replace(/\.[^.]*$/, '')} refused rows`);
   document.body.append(link);
   link.click();
   link.remove();
