@@ -26,8 +26,10 @@ export type Refusal =
   | { cause: 'unknown-category-id'; ids: number[] }
   | { cause: 'not-a-point'; geometry: string }
   | { cause: 'no-properties' }
-  /** A record the file's reader could not take (over a limit, not UTF-8), in the reader's words. */
-  | { cause: 'unreadable'; text: string };
+  /** Records the file's reader could not take (shared/import-limits.ts): bytes that are not UTF-8, a feature too large or too deep. */
+  | { cause: 'not-utf8' }
+  | { cause: 'too-large'; limit: number }
+  | { cause: 'too-deep'; limit: number };
 
 /** Where a sentence is shown: under a form's field, or in an import's report about a row or a feature. */
 export type RefusalContext = 'form' | 'row' | 'feature';
@@ -70,8 +72,12 @@ export function sayRefusal(refusal: Refusal, context: RefusalContext): string {
       return `Only Point geometries can be imported: this feature is a ${refusal.geometry}`;
     case 'no-properties':
       return 'The feature has no properties: give it at least a name';
-    case 'unreadable':
-      return refusal.text;
+    case 'not-utf8':
+      return `The ${unit} is not valid UTF-8 text: save the file as UTF-8`;
+    case 'too-large':
+      return `The feature holds more than ${refusal.limit.toLocaleString('en-US')} characters of JSON (MAX_FEATURE_BYTES): split it or shorten its properties`;
+    case 'too-deep':
+      return `The feature is nested more than ${refusal.limit} levels deep (MAX_JSON_DEPTH): flatten its properties`;
   }
 }
 
@@ -96,10 +102,11 @@ export function refusalKey(refusal: Refusal): string {
       return `not-a-point:${refusal.geometry}`;
     case 'too-many-categories':
       return `too-many:${refusal.max}`;
-    case 'unreadable':
-      return `unreadable:${refusal.text}`;
     case 'no-category':
     case 'no-properties':
+    case 'not-utf8':
+    case 'too-large':
+    case 'too-deep':
       return refusal.cause;
   }
 }
@@ -135,8 +142,12 @@ export function sayRefusalGroup(refusal: Refusal, count: number, unit: 'row' | '
       return `${n} are a ${refusal.geometry}, not a Point: only Point geometries can be imported`;
     case 'no-properties':
       return `${n} have no properties: give each at least a name`;
-    case 'unreadable':
-      return `${n}: ${refusal.text}`;
+    case 'not-utf8':
+      return `${n} are not valid UTF-8 text: save the file as UTF-8`;
+    case 'too-large':
+      return `${n} hold more than ${refusal.limit.toLocaleString('en-US')} characters of JSON (MAX_FEATURE_BYTES): split them or shorten their properties`;
+    case 'too-deep':
+      return `${n} are nested more than ${refusal.limit} levels deep (MAX_JSON_DEPTH): flatten their properties`;
   }
 }
 

@@ -135,7 +135,7 @@ const read: FormatReader = async function* (source: Readable, onHeader: (ignored
       }
       const where = `line ${info.lines}`;
       if (invalid) {
-        yield { where, values: {}, refusal: { cause: 'unreadable', text: `${where} is not valid UTF-8 text: save the file as UTF-8` } };
+        yield { where, values: {}, refusal: { cause: 'not-utf8' } };
         continue;
       }
       const values: ImportRecord['values'] = {};

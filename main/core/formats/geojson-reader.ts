@@ -227,7 +227,6 @@ class CollectionWalker {
 }
 
 const { parser } = StreamJson;
-const thousands = (n: number): string => n.toLocaleString('en-US');
 
 /** The bytes handed to the parser at a time: the tokens of one piece wait in memory until the importer takes them. */
 const SLICE = 16 * 1024;
@@ -326,11 +325,11 @@ function recordOf(feature: FeatureBuilder, n: number, ignored: Set<string>): Imp
   const where = `feature ${n}`;
   switch (feature.over) {
     case 'size':
-      return { where, values: {}, refusal: { cause: 'unreadable', text: `${where} holds more than ${thousands(MAX_FEATURE_BYTES)} characters of JSON (MAX_FEATURE_BYTES); split it or shorten its properties` } };
+      return { where, values: {}, refusal: { cause: 'too-large', limit: MAX_FEATURE_BYTES } };
     case 'depth':
-      return { where, values: {}, refusal: { cause: 'unreadable', text: `${where} is nested more than ${MAX_JSON_DEPTH} levels deep (MAX_JSON_DEPTH); flatten its properties` } };
+      return { where, values: {}, refusal: { cause: 'too-deep', limit: MAX_JSON_DEPTH } };
     case 'utf8':
-      return { where, values: {}, refusal: { cause: 'unreadable', text: `${where} is not valid UTF-8 text: save the file as UTF-8` } };
+      return { where, values: {}, refusal: { cause: 'not-utf8' } };
     case undefined:
       return geojsonRecord(n - 1, feature.value, ignored);
   }
