@@ -21,11 +21,13 @@ test('importing a CSV: a preview of the mapping, a check, then the import with i
   const report = section.getByRole('status').filter({ hasText: 'rows' });
   // A check speaks in the conditional: it wrote nothing.
   await expect(report).toContainText('Checked, nothing written: 2 would be added, 0 would be updated, 1 would be refused, of 3 rows.');
+  await expect(section.locator('summary', { hasText: 'Full report' })).toHaveText('Full report: every row that would be refused');
   expect(await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Imported' } })).toEqual([]);
 
   await section.getByRole('button', { name: 'Import', exact: true }).click();
   await expect(report).toContainText('2 added, 0 updated, 1 refused, of 3 rows');
   await expect(section.getByRole('list', { name: 'Why rows were refused' })).toHaveText('line 3: Latitude must be between -90 and 90, not 123');
+  await expect(section.locator('summary', { hasText: 'Full report' }).first()).toHaveText('Full report: every refused row');
   const imported = await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Imported' } });
   expect(imported.map((p) => p.name).sort()).toEqual(['Imported fountain', 'Imported kiosk']);
   // The search list shows them at once (its data was refreshed).

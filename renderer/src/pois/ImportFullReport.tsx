@@ -43,7 +43,9 @@ export function ImportFullReport({ report, label }: { report: ImportReport; labe
   return (
     <details className="import-full-report" onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>
-        Full report: every refused {report.refusedCount === 1 ? 'row' : `row (${report.refusedCount})`}
+        {/* A check refused nothing yet: it says what the import would refuse. */}
+        Full report: every {report.dryRun ? 'row that would be refused' : 'refused row'}
+        {report.refusedCount === 1 ? '' : ` (${report.refusedCount})`}
       </summary>
       {job.isPending && open && <p>Loading the report…</p>}
       {job.error && <p className="error">The report cannot be read: {job.error.message}</p>}
@@ -55,7 +57,7 @@ export function ImportFullReport({ report, label }: { report: ImportReport; labe
           <div className="table-scroll">
             <table aria-describedby={id}>
               <caption>
-                Refused rows {page * PAGE + 1}–{page * PAGE + shown.length} of {rows.length}
+                {report.dryRun ? 'Rows that would be refused' : 'Refused rows'} {page * PAGE + 1}–{page * PAGE + shown.length} of {rows.length}
               </caption>
               <thead>
                 <tr>
