@@ -169,7 +169,14 @@ export const operations = {
   /** Desktop app only: the same, to a file chosen in the system's save dialog (answered by the shell with the job; null when cancelled). */
   'pois.exportDialog': z.object({ ...forClient, ...exportChoice }),
   /** Desktop app only: import POIs from a file chosen in the system's open dialog (answered by the shell; null when cancelled). */
-  'pois.importDialog': z.object({ ...forClient, dryRun: z.boolean().default(false), createCategories: z.boolean().default(false), addIdentical: z.boolean().default(false) }),
+  'pois.importDialog': z.object({
+    ...forClient,
+    dryRun: z.boolean().default(false),
+    createCategories: z.boolean().default(false),
+    addIdentical: z.boolean().default(false),
+    /** The category, by name, of the rows that name none. */
+    defaultCategory: z.string().max(100, 'must be at most 100 characters').optional(),
+  }),
   /** Long work (imports, checks): the newest first, with their reports; of one client, or of all. */
   'jobs.list': z.object({ clientId: guid.optional() }),
   /** One job: how far it got, and its report once it has ended. */

@@ -20,10 +20,15 @@ export interface ImportReport {
   rows: number;
   added: number;
   updated: number;
-  /** Each refused row: where it is in the file and why. The other rows go in. */
-  refused: Array<{ where: string; reason: string }>;
+  /** Each refused row: where it is in the file, its name when it has one, and why (shared/import-words.ts). The other rows go in. */
+  refused: Array<{ where: string; reason: string; name?: string }>;
   /** How many rows were refused: `refused` lists the first 1,000 (and one entry saying how many more). */
   refusedCount: number;
+  /**
+   * The refused rows by cause, each cause told once with how many rows it refused (counted over
+   * every refused row), in the order each cause was first met. Reports older than it have none.
+   */
+  refusedGroups?: Array<{ reason: string; count: number }>;
   ignoredColumns: string[];
   createdCategories: string[];
   /**

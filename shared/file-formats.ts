@@ -40,7 +40,7 @@ export const IMPORT_FORMATS: readonly ImportFormat[] = FORMAT_IDS.filter((id): i
 
 /**
  * The two ways a CSV is written. `spreadsheet` (the default) is for people: a byte-order mark so
- * that spreadsheet programs read UTF-8, and the formula guard (main/core/formats/csv-cells.ts),
+ * that spreadsheet programs read UTF-8, and the formula guard (shared/csv-cells.ts),
  * which puts an apostrophe before a text a spreadsheet would run. `plain` is for programs: RFC
  * 4180 with no byte-order mark and every cell as it is, because the guard's apostrophe would be
  * data to a program.
@@ -85,6 +85,9 @@ export function importFormatOf(fileName: string): ImportFormat | undefined {
 
 /** The name an export is saved under: `pois.csv`, or `pois-2024-05-01.geojson` with a stem given. */
 export const exportFileName = (format: ExportFormat, stem = 'pois'): string => `${stem}.${FILE_FORMATS[format].extensions[0]}`;
+
+/** What an import's report is downloaded as (renderer/src/pois/ImportFullReport.tsx): a CSV for a spreadsheet, as an export's. */
+export const IMPORT_REPORT_FORMAT = 'csv' satisfies ExportFormat;
 
 /** An export's choices as the console's operations and routes take them (shared/contract.ts, main/http/download-routes.ts). */
 export const exportChoice = {

@@ -28,7 +28,7 @@ export function targetOf(column: string): Target | undefined {
 
 /**
  * The last column of a CSV written for a spreadsheet, always empty: it says that the file's text
- * cells went through the formula guard (main/core/formats/csv-cells.ts), so that the import takes
+ * cells went through the formula guard (shared/csv-cells.ts), so that the import takes
  * the guard's apostrophes off that file's cells and off no other file's. A header row, unlike a
  * byte-order mark, survives the file being edited and saved again in a spreadsheet.
  */

@@ -112,6 +112,28 @@ describe('the CLI', { timeout: 120_000 }, () => {
     expect(existsSync(missing)).toBe(false);
   });
 
+  it('imports rows without a category into --category NAME, and says what a --dry-run would do in the conditional', async () => {
+    const data = tempDir();
+    const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as { client_id: string };
+    const file = join(data, 'bare.csv');
+    writeFileSync(file, 'name,lat,lng\nBare one,40.1,-3.1\nBare two,40.2,-3.2\nOff,95,-3.3\n');
+    const args = ['pois', 'import', file, '--client', demo.client_id, '--category', 'Restaurant', '--data', data];
+    // Before: "Unknown option '--category'".
+    const checked = await run(node, tsxArgs('main/cli.ts', ...args, '--dry-run'), { cwd: root }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    expect(checked).toMatchObject({ code: 1, stderr: expect.stringContaining('Checked, nothing written: 2 would be added, 0 would be updated, 1 would be refused, of 3 rows.') });
+    expect((checked as { stderr: string }).stderr).toContain('line 4: Latitude must be between -90 and 90, not 95');
+    await run(node, tsxArgs('main/cli.ts', ...args), { cwd: root }).catch((e: { code: number }) => expect(e.code).toBe(1));
+    const core = openCore({ file: join(data, 'poi.sqlite') });
+    const pois = (await core.console['pois.search']({ clientId: demo.client_id, filter: {} })) as Array<{ name: string; categories: Array<{ Description: string }> }>;
+    core.close();
+    expect(pois.map((p) => [p.name, p.categories.map((c) => c.Description)])).toEqual([['Bare one', ['Restaurant']], ['Bare two', ['Restaurant']]]);
+    // A category the client does not have: refused before anything is read.
+    await expect(run(node, tsxArgs('main/cli.ts', 'pois', 'import', file, '--client', demo.client_id, '--category', 'Food truck', '--data', data), { cwd: root })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('This client has no category “Food truck”: choose one of its categories, or import with Create missing categories'),
+    });
+  });
+
   it('exports a CSV for programs with --plain, which imports as it is; refuses --plain for a format without it; lists the formats in its usage', async () => {
     const data = tempDir();
     const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as { client_id: string };

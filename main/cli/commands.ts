@@ -60,6 +60,7 @@ export const FLAGS = {
   'dry-run': { type: 'boolean', description: 'Checks every row and writes nothing.' },
   'create-categories': { type: 'boolean', description: 'Creates the categories the file names that the client does not have (else their rows are refused).' },
   'add-identical': { type: 'boolean', description: 'Adds rows identical to a POI already there, rather than skipping them.' },
+  category: { type: 'string', value: 'NAME', description: 'The category, by name, of the rows that name none (else they are refused); with --create-categories it is created when the client does not have it.' },
   postgres: { type: 'string', value: 'URL', description: "The central store's PostgreSQL database (postgres://user@host:port/database)." },
   'allow-plain-http': { type: 'boolean', description: 'Answers plain HTTP from other computers too (put TLS in front instead).' },
   'client-name': { type: 'string', value: 'NAME', description: "The client application's name on the central, when it is new there (default: the device's --name)." },
@@ -167,15 +168,16 @@ export const COMMANDS = [
   },
   {
     command: 'pois import',
-    args: `FILE --client ID [--format ${IMPORT_FORMATS.join('|')}] [--geocode] [--dry-run] [--create-categories] [--add-identical] [--data DIR]`,
-    flags: ['client', 'format', 'geocode', 'dry-run', 'create-categories', 'add-identical', 'data'],
+    args: `FILE --client ID [--format ${IMPORT_FORMATS.join('|')}] [--geocode] [--dry-run] [--create-categories] [--category NAME] [--add-identical] [--data DIR]`,
+    flags: ['client', 'format', 'geocode', 'dry-run', 'create-categories', 'category', 'add-identical', 'data'],
     summary: 'Imports POIs as a job (Ctrl-C cancels it and undoes what it wrote) and prints its report',
     description: [
       'Imports POIs (see [Import POIs](imports.md)) as a job: its progress on a terminal, Ctrl-C cancels it and undoes what it wrote.',
       'The format comes from the extension unless given.',
-      'Prints the report as JSON: `importId` (for `undo import`), `rows`, `added`, `updated`, `refused` (each `{where, reason}`), `ignoredColumns`, `createdCategories`, `possibleDuplicates` and `duplicateCount`, `identical` and `identicalCount` (rows skipped as already there), `failed`, `cancelled`, `undone`.',
+      'Prints the report as JSON: `importId` (for `undo import`), `rows`, `added`, `updated`, `refused` (each `{where, name, reason}`), `refusedGroups` (each cause once, `{reason, count}`), `ignoredColumns`, `createdCategories`, `possibleDuplicates` and `duplicateCount`, `identical` and `identicalCount` (rows skipped as already there), `failed`, `cancelled`, `undone`.',
+      'Then, on stderr, what it did in words (a `--dry-run` in the conditional: "2 would be added") and each cause of refusal once with its count.',
       'Exit code 1 when a row was refused, 2 when the import was cancelled or failed (nothing was changed).',
-      '`--dry-run` checks every row and writes nothing; `--geocode` fills empty address fields from each position (one geocoder call per row: slow); `--add-identical` adds rows identical to a POI already there.',
+      '`--dry-run` checks every row and writes nothing; `--geocode` fills empty address fields from each position (one geocoder call per row: slow); `--add-identical` adds rows identical to a POI already there; `--category NAME` puts the rows that name no category in that one (a category the client does not have is refused before the file is read, unless `--create-categories`).',
     ],
   },
   {

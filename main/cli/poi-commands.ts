@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { exportStream } from '../core/exports/poi-export.js';
 import { EXPORT_FORMATS, FILE_FORMATS, FLAVOURED_FORMATS, IMPORT_FORMATS, importFormatOf, type ExportFormat, type ImportFormat } from '../../shared/file-formats.js';
 import { isImportJob, type JobView } from '../../shared/jobs.js';
+import { importSummary } from '../../shared/import-words.js';
 import { createCore } from '../core/service.js';
 import type { CliOptions } from './commands.js';
 import { databasePath } from './options.js';
@@ -42,8 +43,9 @@ function formatOf(file: string, given: string | undefined): ImportFormat {
 }
 
 /**
- * `pois import FILE --client ID [--format F] [--geocode] [--dry-run] [--create-categories] [--add-identical]`: rows
- * checked by add.json's rules, bad ones listed with their line and reason, the report as JSON.
+ * `pois import FILE --client ID [--format F] [--geocode] [--dry-run] [--create-categories] [--category NAME] [--add-identical]`:
+ * rows checked by add.json's rules, bad ones listed with their line and reason, the report as JSON
+ * on stdout, and in words on stderr (shared/import-words.ts).
  * The import runs as the app's do, as a job: its progress on a terminal, Ctrl-C cancels it (what
  * it wrote is undone). Exit code 0 when every row went in, 1 when some were refused, 2 when it
  * was cancelled or stopped before the file's end (nothing was changed).
@@ -58,6 +60,7 @@ async function runImport(args: string[], options: CliOptions): Promise<number> {
     dryRun: options['dry-run'] === true,
     geocode: options.geocode === true,
     createCategories: options['create-categories'] === true,
+    defaultCategory: options.category,
     addIdentical: options['add-identical'] === true,
   });
   const cancel = (): void => {
@@ -70,7 +73,12 @@ async function runImport(args: string[], options: CliOptions): Promise<number> {
     const ended = await core.jobs.whenDone(job.id);
     if (!isImportJob(ended)) throw new Error(`job ${job.id} is not an import`);
     if (shown) process.stderr.write(`\r${progressLine(ended)}\n`);
-    if (ended.report) console.log(JSON.stringify(ended.report, null, 2));
+    if (ended.report) {
+      console.log(JSON.stringify(ended.report, null, 2));
+      // The JSON is for programs; a person reads what happened here, in the words the app uses.
+      console.error(importSummary(ended.report));
+      for (const group of ended.report.refusedGroups ?? []) console.error(`  ${group.count === 1 ? `${ended.report.refused.find((r) => r.reason === group.reason)?.where ?? '1 row'}: ` : ''}${group.reason}`);
+    }
     if (ended.state !== 'done') {
       console.error(ended.error ?? `The import was ${ended.state}${ended.report?.undone ? ': what it wrote was undone, nothing was changed' : ''}.`);
       return 2;

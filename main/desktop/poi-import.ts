@@ -14,7 +14,10 @@ import type { Core } from '../core/service.js';
  */
 export async function importToClient(core: Core, input: unknown): Promise<Answer<JobView | null>> {
   try {
-    const { clientId, dryRun, createCategories, addIdentical } = validate<{ clientId: string; dryRun: boolean; createCategories: boolean; addIdentical: boolean }>(operations['pois.importDialog'], input);
+    const { clientId, dryRun, createCategories, defaultCategory, addIdentical } = validate<{ clientId: string; dryRun: boolean; createCategories: boolean; defaultCategory?: string; addIdentical: boolean }>(
+      operations['pois.importDialog'],
+      input,
+    );
     const window = BrowserWindow.getFocusedWindow();
     const options = { title: 'Import POIs', properties: ['openFile' as const], filters: [{ name: formatNames(IMPORT_FORMATS), extensions: extensionsOf(IMPORT_FORMATS) }] };
     const picked = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
@@ -23,7 +26,7 @@ export async function importToClient(core: Core, input: unknown): Promise<Answer
     const format = importFormatOf(file);
     // The dialog's filter can be turned off ("All files" on some systems).
     if (!format) throw new ServiceError('INVALID_PARAMETER', `${basename(file)} is not a ${formatNames(IMPORT_FORMATS)} file: choose a file whose name ends in ${extensionNames(IMPORT_FORMATS)}`, 'file');
-    return { ok: true, value: core.startImport(clientId, { path: file, name: basename(file), temporary: false }, format, { dryRun, createCategories, addIdentical }) };
+    return { ok: true, value: core.startImport(clientId, { path: file, name: basename(file), temporary: false }, format, { dryRun, createCategories, defaultCategory, addIdentical }) };
   } catch (error) {
     if (error instanceof ServiceError) return { ok: false, error: error.toBody() };
     throw error;

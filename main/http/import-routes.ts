@@ -23,6 +23,8 @@ const query = z.object({
   dryRun: flag,
   createCategories: flag,
   addIdentical: flag,
+  /** The category, by name, of the rows that name none. */
+  defaultCategory: z.string().max(100, 'must be at most 100 characters').optional(),
   filename: z.string().max(255, 'must be at most 255 characters').optional(),
 });
 
@@ -49,7 +51,7 @@ export async function mountImportRoutes(app: FastifyInstance, options: ImportRou
         if (Number(request.headers['content-length']) > limit) throw tooLarge(limit);
         const spool = options.imports.importUploadPath();
         await receiveToFile(request.raw, spool, limit, () => tooLarge(limit));
-        const job = options.imports.startImport(q.clientId, { path: spool, name: q.filename ?? 'the uploaded file', temporary: true }, q.format, { dryRun: q.dryRun, createCategories: q.createCategories, addIdentical: q.addIdentical });
+        const job = options.imports.startImport(q.clientId, { path: spool, name: q.filename ?? 'the uploaded file', temporary: true }, q.format, { dryRun: q.dryRun, createCategories: q.createCategories, defaultCategory: q.defaultCategory, addIdentical: q.addIdentical });
         return reply.send({ ok: true, value: job } satisfies Answer<JobView>);
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;

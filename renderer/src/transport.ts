@@ -99,11 +99,15 @@ export const uploadMapPackage = (file: File, onProgress: (sent: number) => void,
 /** Browser mode: a CSV or GeoJSON file of POIs sent to the console, which answers its import job at once. */
 export const uploadImport = (
   file: File,
-  params: { clientId: string; format: ImportFormat; filename: string; dryRun: boolean; createCategories: boolean; addIdentical: boolean },
+  params: { clientId: string; format: ImportFormat; filename: string; dryRun: boolean; createCategories: boolean; addIdentical: boolean; defaultCategory?: string },
   onProgress: (sent: number) => void,
   signal: AbortSignal,
-): Promise<Answer<JobView>> =>
-  uploadFile<JobView>(`/console/imports?${new URLSearchParams({ ...params, dryRun: String(params.dryRun), createCategories: String(params.createCategories), addIdentical: String(params.addIdentical) })}`, file, onProgress, signal);
+): Promise<Answer<JobView>> => {
+  const { defaultCategory, ...rest } = params;
+  const query = new URLSearchParams({ ...rest, dryRun: String(params.dryRun), createCategories: String(params.createCategories), addIdentical: String(params.addIdentical) });
+  if (defaultCategory !== undefined) query.set('defaultCategory', defaultCategory);
+  return uploadFile<JobView>(`/console/imports?${query}`, file, onProgress, signal);
+};
 
 /** A file as a request's body, with the upload's progress (0..1) and a cancel; the answer is the console's. */
 function uploadFile<T>(url: string, file: File, onProgress: (sent: number) => void, signal: AbortSignal): Promise<Answer<T>> {

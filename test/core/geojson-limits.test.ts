@@ -80,7 +80,7 @@ describe('GeoJSON import limits', () => {
 
     const over = await core.importPois(client, from(collection(feature('Kept 1'), sized('Too big', MAX_FEATURE_BYTES + 1), feature('Kept 3'))), 'geojson');
     expect(over).toMatchObject({ rows: 3, added: 2 });
-    expect(over.refused).toEqual([{ where: 'feature 2', reason: expect.stringMatching(/^feature 2 holds more than 1,000,000 characters of JSON \(MAX_FEATURE_BYTES\)/) }]);
+    expect(over.refused).toEqual([{ where: 'feature 2', reason: expect.stringMatching(/^The feature holds more than 1,000,000 characters of JSON \(MAX_FEATURE_BYTES\)/) }]);
     expect(await names(client)).toEqual(['After', 'At limit', 'Before', 'Kept 1', 'Kept 3']);
   });
 
@@ -94,7 +94,7 @@ describe('GeoJSON import limits', () => {
 
     const over = await core.importPois(client, from(collection(feature('Kept 1'), feature('Too deep', { desc: nested(MAX_JSON_DEPTH - 1) }), feature('Kept 3'))), 'geojson');
     expect(over).toMatchObject({ rows: 3, added: 2 });
-    expect(over.refused).toEqual([{ where: 'feature 2', reason: expect.stringMatching(/^feature 2 is nested more than 32 levels deep \(MAX_JSON_DEPTH\)/) }]);
+    expect(over.refused).toEqual([{ where: 'feature 2', reason: expect.stringMatching(/^The feature is nested more than 32 levels deep \(MAX_JSON_DEPTH\)/) }]);
     expect(await names(client)).toEqual(['After', 'At limit', 'Before', 'Kept 1', 'Kept 3']);
   });
 

@@ -218,6 +218,21 @@ describe('import jobs', () => {
     expect(imported(listed!).report!.refused).toHaveLength(REPORT_ENTRIES_SHOWN);
   });
 
+  it("lists a report's first causes of refusal, and gives them all one job at a time", async () => {
+    const { core, dir } = fileCore();
+    const client = core.clients.create({ name: 'Causes' }).client_id;
+    const file = join(dir, 'causes.csv');
+    // 25 categories the client does not have, two rows each: 25 causes.
+    writeFileSync(file, `name,lat,lng,category_names\n${Array.from({ length: 50 }, (_, i) => `Row ${i},40,-3,Missing ${i % 25}`).join('\n')}\n`);
+    const job = core.startImport(client, { path: file, name: 'causes.csv', temporary: false }, 'csv', {});
+    await core.jobs.whenDone(job.id);
+    const groups = imported(core.jobs.get(job.id)).report!.refusedGroups!;
+    expect(groups).toHaveLength(25);
+    expect(groups[0]).toEqual({ count: 2, reason: '2 rows name the category “Missing 0”, which does not exist: create it, or import with Create missing categories' });
+    const [listed] = core.jobs.list(client);
+    expect(imported(listed!).report!.refusedGroups).toEqual(groups.slice(0, REPORT_ENTRIES_SHOWN));
+  });
+
   it('finishes at the next start an undo of an import that the app died in', async () => {
     const { core, dir } = fileCore();
     const client = core.clients.create({ name: 'Undo died' }).client_id;

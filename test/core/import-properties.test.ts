@@ -71,6 +71,9 @@ describe('importing hostile files', () => {
         expect(report.added).toBe(wanted.filter(Boolean).length);
         expect(report.refused).toHaveLength(wanted.filter((w) => w === undefined).length);
         for (const refusal of report.refused) expect(refusal.where).toMatch(/^line \d+$/);
+        // In words (shared/import-words.ts): a sentence naming the field as the form labels it, never the validator's.
+        for (const refusal of report.refused) expect(refusal.reason).toMatch(/^(Name|Latitude|Longitude|Description) [^]*[a-z0-9”]$/);
+        for (const refusal of report.refused) expect(refusal.reason).not.toMatch(/Invalid input|expected \w+, received/);
         const stored = core.db.prepare('SELECT name, lat, lng, description AS desc FROM pois WHERE client_id = ?').all(clientId);
         const sort = (list: unknown[]) => list.map((x) => JSON.stringify(x)).sort();
         expect(sort(stored)).toEqual(sort(wanted.filter(Boolean)));
@@ -110,6 +113,8 @@ describe('importing hostile files', () => {
         expect(report.failed).toBeNull();
         expect(report.rows).toBe(features.length);
         expect(report.added + report.refused.length).toBe(features.length);
+        for (const refusal of report.refused) expect(refusal.reason).toMatch(/^[A-Z“]/);
+        for (const refusal of report.refused) expect(refusal.reason).not.toMatch(/Invalid input|expected \w+, received/);
         features.forEach((f, i) => {
           const refusal = report.refused.find((r) => r.where === `feature ${i + 1}`);
           // `other` (a JSON value) adds up to 3 levels of its own.

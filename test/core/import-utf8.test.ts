@@ -21,7 +21,7 @@ const inPieces = (file: Buffer, size: number): Readable => {
   for (let at = 0; at < file.length; at += size) pieces.push(file.subarray(at, at + size));
   return Readable.from(pieces);
 };
-const REASON = (where: string): string => `${where} is not valid UTF-8 text: save the file as UTF-8`;
+const REASON = (where: string): string => `The ${where.startsWith('feature') ? 'feature' : 'row'} is not valid UTF-8 text: save the file as UTF-8`;
 
 /** Text with a character of each UTF-8 length, and U+FFFD as a character of its own. */
 const MULTI = 'Ñandú 東京 🙂 \uFFFD';

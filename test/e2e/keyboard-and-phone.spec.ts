@@ -44,8 +44,9 @@ test('by keyboard only: Enter on a pin opens it, Escape closes it, and a POI is 
   await page.keyboard.press('Enter');
   const summary = form.locator('.error-summary');
   await expect(summary).toBeFocused();
-  await expect(summary.getByRole('link')).toHaveText(['Name: must not be empty', 'Categories: must list at least one category id']);
-  await expect(form.getByRole('alert')).toHaveText(['must not be empty', 'must list at least one category id']);
+  // Categories are picked by name: the message says so, not "must list at least one category id" as before.
+  await expect(summary.getByRole('link')).toHaveText(['Name: must not be empty', 'Categories: Choose at least one category']);
+  await expect(form.getByRole('alert')).toHaveText(['must not be empty', 'Choose at least one category']);
   await tabTo(page, summary.getByRole('link', { name: /^Name/ }));
   await page.keyboard.press('Enter');
   await expect(name).toBeFocused();

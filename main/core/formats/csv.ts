@@ -9,7 +9,7 @@ import { POI_FIELDS } from '../../../shared/poi-fields.js';
 import type { PoiReply } from '../../../shared/wire.js';
 import { ServiceError } from '../errors.js';
 import { joinCategoryNames, splitCategoryNames } from './category-names.js';
-import { guardCell, QUOTE_ALSO, unguardCell } from './csv-cells.js';
+import { CSV_WRITING, guardCell, unguardCell } from '../../../shared/csv-cells.js';
 import type { FormatReader, FormatWriter, ImportRecord } from './format.js';
 import { Utf8Check } from './utf8.js';
 
@@ -135,7 +135,7 @@ const read: FormatReader = async function* (source: Readable, onHeader: (ignored
       }
       const where = `line ${info.lines}`;
       if (invalid) {
-        yield { where, values: {}, refusal: `${where} is not valid UTF-8 text: save the file as UTF-8` };
+        yield { where, values: {}, refusal: { cause: 'not-utf8' } };
         continue;
       }
       const values: ImportRecord['values'] = {};
@@ -154,7 +154,6 @@ const read: FormatReader = async function* (source: Readable, onHeader: (ignored
   }
 };
 
-const OPTIONS = { record_delimiter: 'windows', quoted_match: QUOTE_ALSO } as const;
 
 /** A POI's cells; text through the formula guard when `guard`, numbers as numbers. */
 function row(p: PoiReply, guard: boolean): string[] {
@@ -180,8 +179,8 @@ function row(p: PoiReply, guard: boolean): string[] {
  */
 const write: FormatWriter = async function* (pages: AsyncIterable<readonly PoiReply[]>, options: ExportOptions): AsyncGenerator<string> {
   const guard = options.csvFlavour !== 'plain';
-  yield guard ? `\uFEFF${stringify([[...CSV_COLUMNS, FORMULA_GUARD_COLUMN]], OPTIONS)}` : stringify([[...CSV_COLUMNS]], OPTIONS);
-  for await (const page of pages) yield stringify(page.map((p) => row(p, guard)), OPTIONS);
+  yield guard ? `\uFEFF${stringify([[...CSV_COLUMNS, FORMULA_GUARD_COLUMN]], CSV_WRITING)}` : stringify([[...CSV_COLUMNS]], CSV_WRITING);
+  for await (const page of pages) yield stringify(page.map((p) => row(p, guard)), CSV_WRITING);
 };
 
 export const csv = { read, write };

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ExportOptions } from '../../../shared/file-formats.js';
 import type { Target } from '../../../shared/import-columns.js';
+import type { Refusal } from '../../../shared/import-words.js';
 import type { PoiReply } from '../../../shared/wire.js';
 
 /** One row of a CSV or one feature of a GeoJSON file, by the field it feeds, with where it came from. */
@@ -9,8 +10,8 @@ export interface ImportRecord {
   where: string;
   /** Cells as read; category names (GeoJSON's categories as the API replies them, a CSV's `category_names`) become a list. */
   values: Partial<Record<Target, string | number | null | string[]>>;
-  /** Set when the record itself breaks a limit (a feature over its size, a string too long, bytes that are not UTF-8): the row is refused with this reason, and the import goes on. */
-  refusal?: string;
+  /** Set when the record itself cannot be taken (a feature over its size, bytes that are not UTF-8, a geometry other than a Point): the row is refused for it, and the import goes on. */
+  refusal?: Refusal;
 }
 
 /**

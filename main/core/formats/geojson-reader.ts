@@ -227,7 +227,6 @@ class CollectionWalker {
 }
 
 const { parser } = StreamJson;
-const thousands = (n: number): string => n.toLocaleString('en-US');
 
 /** The bytes handed to the parser at a time: the tokens of one piece wait in memory until the importer takes them. */
 const SLICE = 16 * 1024;
@@ -326,11 +325,11 @@ function recordOf(feature: FeatureBuilder, n: number, ignored: Set<string>): Imp
   const where = `feature ${n}`;
   switch (feature.over) {
     case 'size':
-      return { where, values: {}, refusal: `${where} holds more than ${thousands(MAX_FEATURE_BYTES)} characters of JSON (MAX_FEATURE_BYTES); split it or shorten its properties` };
+      return { where, values: {}, refusal: { cause: 'too-large', limit: MAX_FEATURE_BYTES } };
     case 'depth':
-      return { where, values: {}, refusal: `${where} is nested more than ${MAX_JSON_DEPTH} levels deep (MAX_JSON_DEPTH); flatten its properties` };
+      return { where, values: {}, refusal: { cause: 'too-deep', limit: MAX_JSON_DEPTH } };
     case 'utf8':
-      return { where, values: {}, refusal: `${where} is not valid UTF-8 text: save the file as UTF-8` };
+      return { where, values: {}, refusal: { cause: 'not-utf8' } };
     case undefined:
       return geojsonRecord(n - 1, feature.value, ignored);
   }
@@ -340,7 +339,11 @@ function recordOf(feature: FeatureBuilder, n: number, ignored: Set<string>): Imp
 function geojsonRecord(index: number, feature: unknown, ignored: Set<string>): ImportRecord {
   const values: ImportRecord['values'] = {};
   const f = (typeof feature === 'object' && feature !== null ? feature : {}) as { geometry?: { type?: unknown; coordinates?: unknown }; properties?: unknown; id?: unknown };
-  const properties = typeof f.properties === 'object' && f.properties !== null ? (f.properties as Record<string, unknown>) : {};
+  const where = `feature ${index + 1}`;
+  // Told for what it is, not as the fields it leaves missing.
+  if (f.geometry != null && f.geometry.type !== 'Point') return { where, values, refusal: { cause: 'not-a-point', geometry: typeof f.geometry.type === 'string' ? f.geometry.type.slice(0, 40) : 'geometry of no type' } };
+  if (typeof f.properties !== 'object' || f.properties === null || Object.keys(f.properties).length === 0) return { where, values, refusal: { cause: 'no-properties' } };
+  const properties = f.properties as Record<string, unknown>;
   for (const [key, value] of Object.entries(properties)) {
     const target = targetOf(key);
     if (target === undefined || target in values) {
@@ -363,6 +366,6 @@ function geojsonRecord(index: number, feature: unknown, ignored: Set<string>): I
       values.lng = x;
       values.lat = y;
     }
-  } else if (f.geometry != null) values.lat = 'a geometry other than a Point';
-  return { where: `feature ${index + 1}`, values };
+  }
+  return { where, values };
 }

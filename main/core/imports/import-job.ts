@@ -5,7 +5,7 @@ import { describeJob, type JobView } from '../../../shared/jobs.js';
 import { ServiceError } from '../errors.js';
 import { LOST, type JobLost, type JobOutcome } from '../jobs/jobs.js';
 import type { Services } from '../services.js';
-import { importPois, type ImportOptions } from './poi-import.js';
+import { checkDefaultCategory, importPois, type ImportOptions } from './poi-import.js';
 
 /** A file to import: where it is, and what to call it. */
 export interface ImportFile {
@@ -16,7 +16,7 @@ export interface ImportFile {
   temporary: boolean;
 }
 
-export type ImportJobOptions = Pick<ImportOptions, 'dryRun' | 'createCategories' | 'geocode' | 'addIdentical'>;
+export type ImportJobOptions = Pick<ImportOptions, 'dryRun' | 'createCategories' | 'defaultCategory' | 'geocode' | 'addIdentical'>;
 
 /**
  * An import (or its Check only) as a job: answers at once; the file is read as the job runs, its
@@ -27,6 +27,8 @@ export function startImport(s: Services, clientId: string, file: ImportFile, for
     s.clients.requireId(clientId);
     // One at a time per client: two at once would each skip rows the other wrote, and a cancel of one would take them.
     if (s.backups.restoring) throw new ServiceError('STORAGE_BUSY', 'a backup is being restored: import once it is done');
+    // Before the job: a default category that cannot be used is said at once, not as the job's failure.
+    checkDefaultCategory(s, clientId, options);
     const running = s.jobs.runningFor({ clientId });
     if (running) throw new ServiceError('CONFLICT', `${describeJob(running)} into this client is running: wait for it to end, or cancel it`, 'clientId');
     const totalBytes = statSync(file.path).size;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import type { z } from 'zod';
 import type { ExportFormat, ImportReport } from '../../../shared/exports.js';
+import { MORE_REFUSED, refusalKey, refusalsOf, sayRefusal, sayRefusalGroup, shownValue, unitOf, type Refusal } from '../../../shared/import-words.js';
 
 export type { ImportReport };
 import { NUMBER_FIELDS, OPTIONAL_TEXT_FIELDS } from '../../../shared/poi-fields.js';
@@ -19,6 +19,8 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** Create the categories a row names that the client does not have (else the row is refused). */
   createCategories?: boolean;
+  /** The category, by name, of the rows that name none (else they are refused): one the client has, or, with `createCategories`, one to create. */
+  defaultCategory?: string;
   /** Add rows that repeat a POI of the client exactly (same name folded, within 1 m, same fields): skipped by default. */
   addIdentical?: boolean;
   /** Fill empty address fields from the position (one geocoder call per row: slow). */
@@ -63,10 +65,19 @@ const numberOf = (v: Cell): number | undefined => {
   return DECIMAL.test(v.trim()) ? Number(v.trim()) : Number.NaN;
 };
 
-/** A value as a refusal quotes it: a 1 MB cell is not echoed whole. */
-const shown = (text: string): string => (text.length > 60 ? `${text.slice(0, 57)}...` : text);
-
-const describe = (error: z.ZodError): string => error.issues.map((i) => `${i.path.join('.') || 'row'} ${i.message}`).join('; ');
+/**
+ * A default category the client does not have, refused before the file is read (unless it is to
+ * be created): every row without a category would be refused for it otherwise.
+ */
+export function checkDefaultCategory(s: Services, clientId: string, options: Pick<ImportOptions, 'defaultCategory' | 'createCategories'>): void {
+  const name = options.defaultCategory?.trim();
+  if (name === undefined || name === '') return;
+  const rule = categoryDescription.safeParse(name);
+  if (!rule.success) throw new ServiceError('INVALID_PARAMETER', `The default category’s name ${rule.error.issues[0]?.message ?? 'is not valid'}`, 'category');
+  if (options.createCategories) return;
+  const known = s.categories.list(clientId, true).some((c) => foldText(c.Description) === foldText(name));
+  if (!known) throw new ServiceError('INVALID_PARAMETER', `This client has no category “${shownValue(name)}”: choose one of its categories, or import with Create missing categories`, 'category');
+}
 
 /**
  * POIs from CSV or GeoJSON into a client, by the rules of add.json: every row is checked with
@@ -81,6 +92,8 @@ const describe = (error: z.ZodError): string => error.issues.map((i) => `${i.pat
  */
 export async function importPois(s: Services, clientId: string, source: Readable, format: ExportFormat, options: ImportOptions = {}): Promise<ImportReport> {
   s.clients.requireId(clientId);
+  checkDefaultCategory(s, clientId, options);
+  const defaultCategory = options.defaultCategory?.trim() || undefined;
   const actor = { kind: 'import', id: options.importId ?? newUuid() } as const satisfies Actor;
   const report: ImportReport = {
     importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], refusedCount: 0, ignoredColumns: [], createdCategories: [], possibleDuplicates: [], duplicateCount: 0, identical: [], identicalCount: 0, dryRun: options.dryRun === true, cancelled: false, failed: null, undone: false,
@@ -102,36 +115,51 @@ export async function importPois(s: Services, clientId: string, source: Readable
     report.duplicateCount++;
     if (report.possibleDuplicates.length < MAX_LISTED) report.possibleDuplicates.push({ where, name: row.name, of: twin });
   };
-  const refuse = (where: string, reason: string): void => {
+  // Refusals of one cause (or the same causes), counted over every refused row, told once each.
+  const groups = new Map<string, { refusals: Refusal[]; unit: 'row' | 'feature'; count: number }>();
+  const refuse = (where: string, refusals: Refusal[], name?: unknown): void => {
     report.refusedCount++;
-    if (report.refused.length < MAX_LISTED) report.refused.push({ where, reason });
+    const unit = unitOf(where);
+    const key = refusals.map(refusalKey).join(' + ');
+    const group = groups.get(key);
+    if (group) group.count++;
+    // Past so many causes, a report would be as long as the file: the rest are counted in the last.
+    else if (groups.size < MAX_LISTED) groups.set(key, { refusals, unit, count: 1 });
+    else [...groups.values()].at(-1)!.count++;
+    if (report.refused.length >= MAX_LISTED) return;
+    const reason = refusals.map((r) => sayRefusal(r, unit)).join('; ');
+    const shownName = textOf(name as Cell);
+    report.refused.push(shownName === undefined ? { where, reason } : { where, reason, name: shownValue(shownName) });
   };
   const byName = new Map(s.categories.list(clientId, true).map((c) => [foldText(c.Description), c.Id] as const));
   const known = new Set(byName.values());
   const findPoi = s.db.prepare<[string, string], number>('SELECT id FROM pois WHERE client_id = ? AND uuid = ?').pluck();
   const hasPoi = s.db.prepare<[string, number], number>('SELECT id FROM pois WHERE client_id = ? AND id = ?').pluck();
 
-  const categoriesOf = (r: ImportRecord): number[] | string => {
+  const categoriesOf = (r: ImportRecord): number[] | Refusal => {
     const given = r.values.category_names;
     const names = Array.isArray(given) ? given : textOf(given)?.split(/[;|]/);
     const listed = textOf(r.values.categories);
     // Names travel between databases (a client's own categories have other ids elsewhere); ids are the fallback.
-    const tokens = [...new Set((names ?? listed?.split(/[;|,]/) ?? []).map((t) => t.trim()).filter(Boolean))];
+    const named = [...new Set((names ?? listed?.split(/[;|,]/) ?? []).map((t) => t.trim()).filter(Boolean))];
+    // A row that names none takes the default category, by name.
+    const byNameOnly = names !== undefined || (named.length === 0 && defaultCategory !== undefined);
+    const tokens = named.length === 0 && defaultCategory !== undefined ? [defaultCategory] : named;
     // Every category of the row is checked, by the API's rules, before any is created: a row
     // refused leaves no category behind.
-    if (tokens.length > MAX_CATEGORIES_PER_POI) return `categories must list at most ${MAX_CATEGORIES_PER_POI} categories (this row names ${tokens.length})`;
+    if (tokens.length > MAX_CATEGORIES_PER_POI) return { cause: 'too-many-categories', max: MAX_CATEGORIES_PER_POI, count: tokens.length };
     const ids: number[] = [];
     // Folded, as names are matched: "Café" and "cafe" are one category to create.
     const missing = new Map<string, string>();
     for (const token of tokens) {
-      if (names === undefined && /^\d+$/.test(token)) ids.push(Number(token));
+      if (!byNameOnly && /^\d+$/.test(token)) ids.push(Number(token));
       else {
         const id = byName.get(foldText(token));
         if (id !== undefined) ids.push(id);
         else {
           const rule = categoryDescription.safeParse(token);
-          if (!rule.success) return `category "${shown(token)}" ${rule.error.issues[0]?.message ?? 'is not valid'}`;
-          if (!options.createCategories) return `category "${shown(token)}" does not exist in this client (import with categories created to add it)`;
+          if (!rule.success) return { cause: 'bad-category-name', name: shownValue(token), rule: rule.error.issues[0]?.message ?? 'is not valid' };
+          if (!options.createCategories) return { cause: 'unknown-category', name: shownValue(token) };
           if (!missing.has(foldText(token))) missing.set(foldText(token), token);
         }
       }
@@ -229,12 +257,12 @@ export async function importPois(s: Services, clientId: string, source: Readable
       await pace();
       report.rows++;
       if (r.refusal !== undefined) {
-        refuse(r.where, r.refusal);
+        refuse(r.where, [r.refusal], r.values.name);
         continue;
       }
       const categories = categoriesOf(r);
-      if (typeof categories === 'string') {
-        refuse(r.where, categories);
+      if (!Array.isArray(categories)) {
+        refuse(r.where, [categories], r.values.name);
         continue;
       }
       const fields: Record<string, unknown> = { name: textOf(r.values.name), lat: numberOf(r.values.lat), lng: numberOf(r.values.lng) };
@@ -246,7 +274,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
       const existing = uuid !== undefined ? findPoi.get(clientId, uuid) : givenId !== undefined && Number.isInteger(givenId) ? hasPoi.get(clientId, givenId) : undefined;
       if (existing !== undefined) {
         const checked = updatePoiInput.safeParse({ ...fields, poi: existing, geocode: options.geocode === true });
-        if (!checked.success) refuse(r.where, describe(checked.error));
+        if (!checked.success) refuse(r.where, refusalsOf(checked.error.issues, fields, r.values), r.values.name);
         else {
           if (!options.dryRun) await s.pois.update(clientId, checked.data, null, actor);
           report.updated++;
@@ -255,13 +283,13 @@ export async function importPois(s: Services, clientId: string, source: Readable
       }
       const checked = addPoiInput.safeParse({ ...fields, geocode: options.geocode === true });
       if (!checked.success) {
-        refuse(r.where, describe(checked.error));
+        refuse(r.where, refusalsOf(checked.error.issues, fields, r.values), r.values.name);
         continue;
       }
       // Checked here rather than in the batch's transaction: one unknown id would refuse the whole batch.
       const unknown = checked.data.categories.filter((id) => !known.has(id));
       if (unknown.length > 0) {
-        refuse(r.where, `categories: no category ${unknown.join(', ')} in this client`);
+        refuse(r.where, [{ cause: 'unknown-category-id', ids: unknown }], r.values.name);
         continue;
       }
       if (skipIdentical(r.where, checked.data)) continue;
@@ -289,7 +317,8 @@ export async function importPois(s: Services, clientId: string, source: Readable
   }
   if ((report.cancelled || report.failed !== null) && !options.dryRun) await undoWhatWasWritten(s, clientId, report, options.onUndoProgress);
   options.onProgress?.(report.rows);
-  if (report.refusedCount > report.refused.length) report.refused.push({ where: 'and more', reason: `${report.refusedCount - report.refused.length} more rows refused` });
+  report.refusedGroups = [...groups.values()].map(({ refusals, unit, count }) => ({ reason: refusals.map((r) => sayRefusalGroup(r, count, unit)).join('; '), count }));
+  if (report.refusedCount > report.refused.length) report.refused.push({ where: MORE_REFUSED, reason: `${report.refusedCount - report.refused.length} more rows refused` });
   return report;
 }
 

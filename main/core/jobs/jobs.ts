@@ -83,7 +83,7 @@ const shortened = (view: JobView): JobView => {
   if (!isImportJob(view) || view.report === null) return view;
   const report = view.report;
   const cut = <T>(list: T[]): T[] => list.slice(0, REPORT_ENTRIES_SHOWN);
-  return { ...view, report: { ...report, refused: cut(report.refused), possibleDuplicates: cut(report.possibleDuplicates), identical: cut(report.identical) } };
+  return { ...view, report: { ...report, refused: cut(report.refused), refusedGroups: report.refusedGroups && cut(report.refusedGroups), possibleDuplicates: cut(report.possibleDuplicates), identical: cut(report.identical) } };
 };
 
 // The row's kind says what its report is (written by this class from a JobView of that kind).

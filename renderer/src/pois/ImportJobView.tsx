@@ -57,7 +57,7 @@ export function ImportJobView({ clientId, job, onCancel, announce = false }: { c
       <p ref={outcomeRef} tabIndex={-1} role={announce ? (failed ? 'alert' : 'status') : undefined} className={failed ? 'error job-outcome' : 'job-outcome'}>
         {outcome ?? ''}
       </p>
-      {!running && job.report && (job.state === 'done' || job.report.refused.length > 0 || (!job.report.undone && !job.report.dryRun)) && <ImportReportView clientId={clientId} report={job.report} />}
+      {!running && job.report && (job.state === 'done' || job.report.refused.length > 0 || (!job.report.undone && !job.report.dryRun)) && <ImportReportView clientId={clientId} report={job.report} label={job.label} />}
     </>
   );
 }

@@ -2,6 +2,7 @@ import { useId, useRef, useState } from 'react';
 import { extensionNames, formatNames, IMPORT_FORMATS, type ImportFormat } from '../../../shared/file-formats';
 import { inBrowserMode } from '../transport';
 import { FileInput } from '../ui/FileInput';
+import { useCategories } from '../categories/queries';
 import { formatOf, IMPORT_ACCEPT, previewOf, type Preview } from './importPreview';
 import { ImportJobView } from './ImportJobView';
 import { EarlierImports } from './EarlierImports';
@@ -21,6 +22,9 @@ export function ImportPois({ clientId }: { clientId: string }) {
   const [problem, setProblem] = useState<string | undefined>();
   const [createCategories, setCreateCategories] = useState(false);
   const [addIdentical, setAddIdentical] = useState(false);
+  /** The category (by name) of the rows that name none; '' for none. */
+  const [defaultCategory, setDefaultCategory] = useState('');
+  const categories = useCategories(clientId);
   const importer = useImportPois(clientId);
 
   const pick = async (chosen: File): Promise<void> => {
@@ -40,15 +44,33 @@ export function ImportPois({ clientId }: { clientId: string }) {
     }
   };
   const run = (dryRun: boolean): void => {
-    if (!inBrowserMode) void importer.pick({ dryRun, createCategories, addIdentical });
-    else if (file) void importer.start(file.file, file.format, { dryRun, createCategories, addIdentical });
+    const choices = { dryRun, createCategories, addIdentical, ...(defaultCategory === '' ? {} : { defaultCategory }) };
+    if (!inBrowserMode) void importer.pick(choices);
+    else if (file) void importer.start(file.file, file.format, choices);
   };
   const categoriesOption = (
     <>
       <label className="choice">
-        <input type="checkbox" checked={createCategories} onChange={(e) => setCreateCategories(e.target.checked)} />
-        Create the categories the file names that this client does not have
+        <input type="checkbox" checked={createCategories} onChange={(e) => setCreateCategories(e.target.checked)} aria-describedby={`${id}-create-hint`} />
+        Create missing categories
+        <span id={`${id}-create-hint`} className="hint">
+          the categories the file names that this client does not have
+        </span>
       </label>
+      <div className="field">
+        <label htmlFor={`${id}-default-category`}>Category for rows that name none (optional)</label>
+        <select id={`${id}-default-category`} value={defaultCategory} onChange={(e) => setDefaultCategory(e.target.value)} aria-describedby={`${id}-default-hint`}>
+          <option value="">None: refuse rows without a category</option>
+          {(categories.data ?? []).map((c) => (
+            <option key={c.Id} value={c.Description}>
+              {c.Description}
+            </option>
+          ))}
+        </select>
+        <div id={`${id}-default-hint`} className="hint">
+          Rows that name a category keep theirs.
+        </div>
+      </div>
       <label className="choice">
         <input type="checkbox" checked={addIdentical} onChange={(e) => setAddIdentical(e.target.checked)} />
         Add rows identical to a POI already there (skipped otherwise, so importing a file twice adds nothing)

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { sayRefusal } from '../../../shared/import-words';
 import type { PoiReply, PossibleDuplicate } from '../../../shared/wire';
 import { useCategories } from '../categories/queries';
 import { useConfirm } from '../ui/Confirm';
@@ -65,7 +66,11 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
 
   if (!values) return <section className="panel">Loading…</section>;
 
-  const errorOf = (key: PoiFormField) => mutation.errors.field(key);
+  // No category chosen: said as the person picks them, by name (shared/import-words.ts), not as the API's "category id".
+  const errorOf = (key: PoiFormField) => {
+    const message = mutation.errors.field(key);
+    return key === 'categories' && message !== undefined && values.categories.length === 0 ? sayRefusal({ cause: 'no-category' }, 'form') : message;
+  };
   const setText = (key: keyof FormValues['text'], v: string) => setValues({ ...values, text: { ...values.text, [key]: v } });
   const setNumber = (key: keyof FormValues['numbers'], v: string) => setValues({ ...values, numbers: { ...values.numbers, [key]: v } });
 

@@ -93,10 +93,11 @@ export function useExportPois(clientId: string) {
   };
 }
 
-/** What the person chose for an import: a check or the import, categories created, identical rows added. */
+/** What the person chose for an import: a check or the import, categories created, the category of rows that name none, identical rows added. */
 export interface ImportChoices {
   dryRun: boolean;
   createCategories: boolean;
+  defaultCategory?: string;
   addIdentical: boolean;
 }
 

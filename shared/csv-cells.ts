@@ -8,8 +8,9 @@
  * written, `'-5 degrees` and `'=1+1` included.
  *
  * Only a file that says it was written this way is unguarded (its header has
- * FORMULA_GUARD_COLUMN, shared/import-columns.ts, or it is an older export: csv.ts): a CSV for
- * programs has no guard, and there `'=1+1` is data.
+ * FORMULA_GUARD_COLUMN, shared/import-columns.ts, or it is an older export: main/core/formats/csv.ts): a CSV for
+ * programs has no guard, and there `'=1+1` is data. Here, in shared/, because the admin UI writes
+ * an import's report as a CSV for a spreadsheet too.
  */
 const NEEDS_GUARD = /^(?:\s*[=+\-@]|[\t\r]|')/;
 
@@ -23,3 +24,6 @@ export const unguardCell = (text: string): string => (text.startsWith("'") && NE
  * spreadsheet takes for the end of the record when unquoted.
  */
 export const QUOTE_ALSO = /[\r\n]/;
+
+/** How csv-stringify writes every CSV of the project (an export, an import's report): CRLF between records, and QUOTE_ALSO quoted. */
+export const CSV_WRITING = { record_delimiter: 'windows', quoted_match: QUOTE_ALSO } as const;
