@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { PoiReply } from '../../shared/wire.js';
-import { centreOn, consoleOp, expect, screenshotPath, test, type Page } from './fixtures.js';
+import { basemapDrawn, centreOn, consoleOp, expect, screenshotPath, test, type Page } from './fixtures.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -84,12 +84,13 @@ test('on an 800 × 1280 tablet by touch, every control, link and pin on every pa
   await page.getByRole('button', { name: 'Touch target A' }).tap();
   await expect(page.getByRole('region', { name: 'POI details' })).toBeVisible();
   await check('POI details');
+  await basemapDrawn(page);
+  await page.screenshot({ path: screenshotPath('tablet-layout') });
   await page.getByRole('region', { name: 'POI details' }).getByRole('button', { name: 'Edit' }).tap();
   await expect(page.getByRole('form', { name: 'Edit POI' })).toBeVisible();
   await check('Edit POI');
   await page.getByRole('button', { name: 'Map layers' }).tap();
   await check('Map layers');
-  await page.screenshot({ path: screenshotPath('tablet-layout') });
   expect(problems).toEqual({});
 
   for (const poi of [a, b]) await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: poi.id });
