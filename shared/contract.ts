@@ -11,6 +11,9 @@ import type { ExportJob, JobView, MapImportJob, RestoreJob } from './jobs.js';
 import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
 
+
+/** An open report as the console lists it: with its reporter's username (null: the client's administrator; a deleted member's reports become theirs). */
+export type OpenReport = WarningReply & { reporter: string | null };
 /**
  * The one contract between the admin UI and the main process. Each operation is named once,
  * with the schema that validates its input wherever it enters the main process (IPC in
@@ -382,7 +385,7 @@ export interface Outputs {
   'pois.searchPage': { total: number; pois: PoiReply[] };
   'pois.duplicates': PossibleDuplicate[];
   'warnings.list': WarningReply[];
-  'warnings.open': WarningReply[];
+  'warnings.open': OpenReport[];
   'warnings.apply': PoiReply;
   'warnings.dismiss': OkBody;
   'pois.history': ChangeReply[];

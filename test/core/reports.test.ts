@@ -44,3 +44,14 @@ describe('problem reports handled', () => {
     expect(((await core.console['pois.get']({ clientId, poi: poi.id })) as PoiReply).categories.map((c) => c.Id)).toEqual([2]);
   });
 });
+
+describe('the open reports as the console lists them', () => {
+  it('name each member who reported by username, and the administrator’s reports by no one', async () => {
+    const poi = (await core.console['pois.add']({ clientId, fields: { lat: 41, lng: -4, name: 'Named reporter', categories: [2], geocode: false } })) as PoiReply;
+    const { member } = await core.members.register(clientId, { username: 'fieldreporter', pwd: 'secret77', email: 'fr@example.com' });
+    const byMember = core.warnings.add(member.id, addWarningInput.parse({ poi: poi.id, type: 'CLOSED' }));
+    const byAdmin = report({ poi: poi.id, type: 'DUPLICATED' });
+    const listed = core.console['warnings.open']({ clientId }) as Array<{ id: number; reporter: string | null }>;
+    expect(listed.filter((w) => w.id === byMember.id || w.id === byAdmin.id).map((w) => w.reporter)).toEqual(['fieldreporter', null]);
+  });
+});

@@ -17,6 +17,8 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${E2E_PORT}`,
     viewport: { width: 1280, height: 800 },
+    // Dates are shown in the page's locale; the tests read them in this one.
+    locale: 'en-US',
     launchOptions: { executablePath: 'path' in chromium ? chromium.path : undefined, args: CHROMIUM_ARGS },
     trace: 'off',
   },

@@ -16,6 +16,8 @@ test('a WRONG_INFO report shows its proposal beside the current values, and Appl
     const list = page.getByRole('list', { name: 'Open reports, oldest first' });
     const report = list.getByRole('listitem').filter({ hasText: 'Cafe Giralda' });
     await expect(report).toContainText('Wrong information');
+    // Sent with the client's administrator token (no member): said so, not as an id.
+    await expect(report).toContainText('by the client’s administrator');
     const diff = report.getByRole('table', { name: 'Proposed changes' });
     await expect(diff.getByRole('row', { name: /Name/ })).toContainText('Cafe Giralda');
     await expect(diff.getByRole('row', { name: /Name/ })).toContainText('Café Giralda');

@@ -1,13 +1,21 @@
 import { updatePoiInput } from '../../../shared/schemas/pois.js';
-import type { PoiReply, WarningReply } from '../../../shared/wire.js';
+import type { OpenReport } from '../../../shared/contract.js';
+import type { PoiReply } from '../../../shared/wire.js';
 import { ServiceError, validate } from '../errors.js';
 import type { Services } from '../services.js';
 
 const noReport = (id: number): ServiceError => new ServiceError('NOT_FOUND', `no open report ${id} in this client application`, 'warning');
 
 /** The client's open reports, oldest first: the ones waiting longest are handled first. */
-export function openReports(s: Services, clientId: string): WarningReply[] {
-  return s.warnings.list(clientId, undefined, undefined).sort((a, b) => a.timestamp.localeCompare(b.timestamp) || a.id - b.id);
+export function openReports(s: Services, clientId: string): OpenReport[] {
+  const reports = s.warnings.list(clientId, undefined, undefined).sort((a, b) => a.timestamp.localeCompare(b.timestamp) || a.id - b.id);
+  // People read a reporter by name, not by member id.
+  const nameOf = s.db.prepare<[string, string], string>('SELECT username FROM members WHERE id = ? AND client_id = ?').pluck();
+  const names = new Map<string, string | null>();
+  return reports.map((r) => {
+    if (r.user_id && !names.has(r.user_id)) names.set(r.user_id, nameOf.get(r.user_id, clientId) ?? null);
+    return { ...r, reporter: r.user_id ? (names.get(r.user_id) ?? null) : null };
+  });
 }
 
 /**

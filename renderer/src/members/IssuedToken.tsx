@@ -12,7 +12,7 @@ export function IssuedToken({ reply, testId, title }: { reply: UserReply; testId
         Token: <code className="secret-text">{token ?? '(none issued)'}</code>
       </p>
       <p>
-        Expires: {expires === null ? 'never' : <time dateTime={expires}>{expires}</time>}
+        Expires: {expires === null ? 'never' : <time dateTime={expires}>{new Date(expires).toLocaleString()}</time>}
       </p>
     </div>
   );

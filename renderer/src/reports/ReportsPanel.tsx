@@ -1,6 +1,7 @@
 import '../ui/panels.css';
 import { useId } from 'react';
 import { POI_FIELDS } from '../../../shared/poi-fields';
+import type { OpenReport } from '../../../shared/contract';
 import type { PoiReply, WarningReply } from '../../../shared/wire';
 import { MergeChoice } from '../duplicates/MergeChoice';
 import { useDeletePoi } from '../pois/mutations';
@@ -34,7 +35,7 @@ function changes(poi: PoiReply, w: WarningReply): Array<{ label: string; current
   return rows;
 }
 
-function Report({ clientId, w, onOpen }: { clientId: string; w: WarningReply; onOpen: (poi: number) => void }) {
+function Report({ clientId, w, onOpen }: { clientId: string; w: OpenReport; onOpen: (poi: number) => void }) {
   const poi = usePoi(clientId, w.poi_id);
   const apply = useApplyReport();
   const dismiss = useDismissReport();
@@ -49,7 +50,7 @@ function Report({ clientId, w, onOpen }: { clientId: string; w: WarningReply; on
         </button>
       </h3>
       <p className="muted">
-        Reported {new Date(w.timestamp).toLocaleString()} by {w.user_id ? `member ${w.user_id}` : 'an administrator'}
+        Reported {new Date(w.timestamp).toLocaleString()} by {w.reporter ?? 'the client’s administrator'}
       </p>
       {proposes && diff.length > 0 && (
         <table className="diff">
