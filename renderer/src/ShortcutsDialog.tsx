@@ -19,6 +19,21 @@ const Keys = ({ keys }: { keys: readonly string[] }) => (
   </>
 );
 
+const KeyTable = ({ rows }: { rows: readonly { keys: readonly string[]; does: string }[] }) => (
+  <table className="shortcuts">
+    <tbody>
+      {rows.map((row) => (
+        <tr key={row.does}>
+          <th scope="row">
+            <Keys keys={row.keys} />
+          </th>
+          <td>{row.does}</td>
+        </tr>
+      ))}
+    </tbody>
+  </table>
+);
+
 /** The keyboard shortcuts (`?`): a dialog that takes focus, gives it back, and closes on Escape. */
 export function ShortcutsDialog({ open, onOpen }: Props) {
   // Opened by a key, not by a Radix trigger: focus goes back where it was (Radix would go to the trigger).
@@ -39,31 +54,9 @@ export function ShortcutsDialog({ open, onOpen }: Props) {
         >
           <Dialog.Title>Keyboard shortcuts</Dialog.Title>
           <Dialog.Description className="hint">Anywhere but in a text field:</Dialog.Description>
-          <table className="shortcuts">
-            <tbody>
-              {SHORTCUTS.map((s) => (
-                <tr key={s.id}>
-                  <th scope="row">
-                    <Keys keys={s.keys} />
-                  </th>
-                  <td>{s.does}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <KeyTable rows={SHORTCUTS} />
           <h3>On what has the focus</h3>
-          <table className="shortcuts">
-            <tbody>
-              {CONTROL_KEYS.map((s) => (
-                <tr key={s.does}>
-                  <th scope="row">
-                    <Keys keys={s.keys} />
-                  </th>
-                  <td>{s.does}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <KeyTable rows={CONTROL_KEYS} />
           <div className="actions">
             <Dialog.Close asChild>
               <button type="button">Close</button>

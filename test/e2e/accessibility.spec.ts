@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { AxeBuilder } from '@axe-core/playwright';
 import type { PoiReply } from '../../shared/wire.js';
-import { centreOn, consoleOp, expect, test, type Page } from './fixtures.js';
+import { centreOn, consoleOp, expect, forEachPanel, test, type Page } from './fixtures.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -32,13 +32,7 @@ for (const size of SIZES) {
       const list = await violations(page);
       if (list.length) found[where] = list;
     };
-    const panels = page.getByRole('toolbar', { name: 'Panels' });
-    for (const label of await panels.getByRole('button').allTextContents()) {
-      await panels.getByRole('button', { name: label, exact: true }).click();
-      await expect(panels.getByRole('button', { name: label, exact: true })).toHaveAttribute('aria-pressed', 'true');
-      await page.waitForTimeout(300);
-      await audit(label);
-    }
+    await forEachPanel(page, 'click', audit);
     await page.getByRole('button', { name: `Audited at ${size.width}` }).click();
     await expect(page.getByRole('region', { name: 'POI details' })).toBeVisible();
     await audit('POI details');

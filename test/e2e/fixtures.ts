@@ -61,3 +61,19 @@ export async function answerConfirm(page: Page, button: string, text?: string | 
   await question.getByRole('button', { name: button, exact: true }).click();
   await expect(question).toHaveCount(0);
 }
+
+/**
+ * Opens each panel of the top bar's toolbar in turn (by `tap` on a touch screen) and calls `each`
+ * with its label once it is shown: what the audits of every panel go through.
+ */
+export async function forEachPanel(page: Page, how: 'click' | 'tap', each: (label: string) => Promise<void>): Promise<void> {
+  const panels = page.getByRole('toolbar', { name: 'Panels' });
+  for (const label of await panels.getByRole('button').allTextContents()) {
+    const button = panels.getByRole('button', { name: label, exact: true });
+    await (how === 'tap' ? button.tap() : button.click());
+    await expect(button).toHaveAttribute('aria-pressed', 'true');
+    // Panels that list what they read draw it a moment later.
+    await page.waitForTimeout(300);
+    await each(label);
+  }
+}

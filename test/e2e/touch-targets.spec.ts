@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { PoiReply } from '../../shared/wire.js';
-import { basemapDrawn, centreOn, consoleOp, expect, screenshotPath, test, type Page } from './fixtures.js';
+import { basemapDrawn, centreOn, consoleOp, expect, forEachPanel, screenshotPath, test, type Page } from './fixtures.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -74,13 +74,7 @@ test('on an 800 × 1280 tablet by touch, every control, link and pin on every pa
     const small = await tooSmall(page);
     if (small.length) problems[where] = small;
   };
-  const panels = page.getByRole('toolbar', { name: 'Panels' });
-  for (const label of await panels.getByRole('button').allTextContents()) {
-    await panels.getByRole('button', { name: label, exact: true }).tap();
-    await expect(panels.getByRole('button', { name: label, exact: true })).toHaveAttribute('aria-pressed', 'true');
-    await page.waitForTimeout(300);
-    await check(label);
-  }
+  await forEachPanel(page, 'tap', check);
   await page.getByRole('button', { name: 'Touch target A' }).tap();
   await expect(page.getByRole('region', { name: 'POI details' })).toBeVisible();
   await check('POI details');
