@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { markReachable, useReachable } from './reachability';
-import { call } from './transport';
+import { readVersion } from './pois/queries';
 
 /** Seconds between tries while the service cannot be reached: soon at first, then less often. */
 const RETRY_SECONDS = [2, 4, 8, 15];
@@ -32,7 +32,7 @@ export function ServiceBanner() {
   }, [reachable, tries, queryClient]);
 
   const tryNow = (): void => {
-    call('pois.version', {}).then(markReachable, () => setTries((n) => n + 1));
+    readVersion().then(markReachable, () => setTries((n) => n + 1));
   };
   useEffect(() => {
     if (!reachable && left <= 0) tryNow();

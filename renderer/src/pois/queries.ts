@@ -42,9 +42,12 @@ export const useMapView = (clientId: string | undefined, view: View | undefined)
  * this window, or from another process on the same database, such as a `cli serve` beside the
  * app), refetches the client's POI queries and categories, so the open map redraws by itself.
  */
+/** The data's version, asked once: also how the service banner sees whether the service answers. */
+export const readVersion = () => call('pois.version', {});
+
 export function useLiveData(clientId: string | undefined): void {
   const queryClient = useQueryClient();
-  const version = useQuery({ queryKey: poiKeys.version, queryFn: () => call('pois.version', {}), refetchInterval: VERSION_POLL_MS });
+  const version = useQuery({ queryKey: poiKeys.version, queryFn: readVersion, refetchInterval: VERSION_POLL_MS });
   const seen = useRef<string | undefined>(undefined);
   useEffect(() => {
     if (version.data === undefined) return;
