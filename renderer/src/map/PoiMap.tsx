@@ -242,7 +242,7 @@ export function PoiMap(props: Props) {
           />
         )}
         <Pane name={PACKAGE_PANE} style={{ zIndex: 210 }}>
-          {tileUrls.data && <PackageLayers packages={shown} urlOf={tileUrls.data.packageTiles} />}
+          {tileUrls.data && <PackageLayers packages={shown} urlOf={tileUrls.data.packageTiles} view={view} />}
         </Pane>
         <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
         <MapHash />
