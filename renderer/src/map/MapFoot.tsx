@@ -73,7 +73,8 @@ export function MapFoot({ messages }: { messages: FootMessage[] }) {
             <button type="button" aria-expanded={open} aria-controls={detailsId} onClick={() => setOpen(!open)}>
               {open ? 'Less' : 'Details'}
             </button>
-            <button type="button" onClick={dismiss}>
+            {/* Named apart from a refusal's Dismiss (MapNotice), which may be on the map at once. */}
+            <button type="button" aria-label="Dismiss the map's notices" onClick={dismiss}>
               Dismiss
             </button>
           </>
