@@ -1,5 +1,9 @@
 /// <reference lib="dom" />
-import { centreOn, expect, test, type Page } from './fixtures.js';
+import BetterSqlite3 from 'better-sqlite3';
+import { join } from 'node:path';
+import { DATABASE_FILE } from '../../main/data-dir.js';
+import type { PoiReply } from '../../shared/wire.js';
+import { centreOn, consoleOp, expect, test, type Page } from './fixtures.js';
 
 type Box = { x: number; y: number; width: number; height: number };
 const overlaps = (a: Box, b: Box): boolean => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
@@ -66,3 +70,35 @@ for (const viewport of [
     });
   });
 }
+
+test.describe('at 390 × 800, a refused move', () => {
+  test.use({ viewport: { width: 390, height: 800 } });
+
+  test("says why over the map, clear of its zoom buttons and Map layers", async ({ app: page, info }) => {
+    const poi = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { lat: 41.3902, lng: 2.1801, name: 'Refused on a phone', categories: [7], geocode: false } });
+    await centreOn(page, 41.3902, 2.1801, 16);
+    const marker = page.locator('.leaflet-marker-icon[title="Refused on a phone"]');
+    await expect(marker).toBeVisible();
+    // Another program holds the write lock: the move waits the busy timeout, then is refused.
+    const other = new BetterSqlite3(join(info.dataDir, DATABASE_FILE));
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      page.once('dialog', (dialog) => void dialog.accept());
+      const from = (await marker.boundingBox())!;
+      await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(from.x + from.width / 2 + 40, from.y + from.height / 2 + 60, { steps: 8 });
+      await page.mouse.up();
+      await expect(page.getByRole('alert').filter({ hasText: 'another program is holding the database' })).toBeVisible({ timeout: 15_000 });
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    const notice = (await page.locator('.map-notice').boundingBox())!;
+    const { controls } = await measure(page);
+    // Before: at left 56 px and top 10 px, over the zoom buttons (44 px wide on a phone) and towards Map layers.
+    for (const [name, control] of Object.entries(controls)) expect(overlaps(notice, control), `the refusal over the ${name}`).toBe(false);
+    await page.getByRole('button', { name: 'Dismiss', exact: true }).click();
+    await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: poi.id });
+  });
+});
