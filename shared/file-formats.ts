@@ -96,9 +96,12 @@ export function fileNamePart(name: string): string {
   return [...safe].slice(0, NAME_IN_FILE_NAME).join('').replace(/-+$/, '') || 'client';
 }
 
-/** The name an export is saved under: `pois-<client's name>-2026-11-27.csv`, the day (UTC) it was made. */
-export const exportFileName = (format: ExportFormat, clientName: string, at: number): string =>
-  `pois-${fileNamePart(clientName)}-${new Date(at).toISOString().slice(0, 10)}.${FILE_FORMATS[format].extensions[0]}`;
+/** A file's name in a format: its stem and the format's first extension. */
+export const exportFileName = (format: ExportFormat, stem: string): string => `${stem}.${FILE_FORMATS[format].extensions[0]}`;
+
+/** The name a client's POIs are exported under: `pois-<client's name>-2026-11-27.csv`, the day (UTC) it was made. */
+export const poisFileName = (format: ExportFormat, clientName: string, at: number): string =>
+  exportFileName(format, `pois-${fileNamePart(clientName)}-${new Date(at).toISOString().slice(0, 10)}`);
 
 /** What an import's report is downloaded as (renderer/src/pois/ImportFullReport.tsx): a CSV for a spreadsheet, as an export's. */
 export const IMPORT_REPORT_FORMAT = 'csv' satisfies ExportFormat;

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
 import type { Answer } from '../../shared/contract.js';
-import { exportChoice, exportFileName, FILE_FORMATS, type CsvFlavour, type ExportFormat } from '../../shared/file-formats.js';
+import { exportChoice, poisFileName, FILE_FORMATS, type CsvFlavour, type ExportFormat } from '../../shared/file-formats.js';
 import { ServiceError, validate } from '../core/errors.js';
 import { exportStream } from '../core/exports/poi-export.js';
 import type { Core } from '../core/service.js';
@@ -93,7 +93,7 @@ export function mountDownloadRoutes(app: FastifyInstance, options: DownloadRoute
     }
     // Started before the headers go: an unknown client is a plain 404, not a broken download.
     const stream = await exportStream(options.exportPois(what.clientId, what.format, { csvFlavour: what.csvFlavour }));
-    const fileName = exportFileName(what.format, options.requireClient(what.clientId).name, Date.now());
+    const fileName = poisFileName(what.format, options.requireClient(what.clientId).name, Date.now());
     return reply
       .type(FILE_FORMATS[what.format].mime)
       .header('content-disposition', attachment(fileName))

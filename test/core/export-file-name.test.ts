@@ -1,27 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { exportFileName } from '../../shared/file-formats.js';
+import { poisFileName } from '../../shared/file-formats.js';
 import { testCore } from '../support/core.js';
 
 const NOV_27 = Date.UTC(2026, 10, 27, 15, 30);
 
 describe("an export's file name", () => {
   it("carries the client's name, made safe for a file name, and the day", () => {
-    expect(exportFileName('csv', 'Valencia Tours', NOV_27)).toBe('pois-Valencia-Tours-2026-11-27.csv');
-    expect(exportFileName('geojson', 'Acme/Sur: Ltd.', NOV_27)).toBe('pois-Acme-Sur-Ltd-2026-11-27.geojson');
+    expect(poisFileName('csv', 'Valencia Tours', NOV_27)).toBe('pois-Valencia-Tours-2026-11-27.csv');
+    expect(poisFileName('geojson', 'Acme/Sur: Ltd.', NOV_27)).toBe('pois-Acme-Sur-Ltd-2026-11-27.geojson');
     // No way out of the folder, no hidden file, no separator of any system.
-    expect(exportFileName('csv', '../../etc/passwd', NOV_27)).toBe('pois-etc-passwd-2026-11-27.csv');
-    expect(exportFileName('csv', '..', NOV_27)).toBe('pois-client-2026-11-27.csv');
-    expect(exportFileName('csv', 'a\\b|c?d*e<f>g"h', NOV_27)).toBe('pois-a-b-c-d-e-f-g-h-2026-11-27.csv');
+    expect(poisFileName('csv', '../../etc/passwd', NOV_27)).toBe('pois-etc-passwd-2026-11-27.csv');
+    expect(poisFileName('csv', '..', NOV_27)).toBe('pois-client-2026-11-27.csv');
+    expect(poisFileName('csv', 'a\\b|c?d*e<f>g"h', NOV_27)).toBe('pois-a-b-c-d-e-f-g-h-2026-11-27.csv');
     // Letters of any script are kept as they are (composed, one form whatever was typed).
-    expect(exportFileName('csv', '東京 観光', NOV_27)).toBe('pois-東京-観光-2026-11-27.csv');
-    expect(exportFileName('csv', 'Café Ōsaka', NOV_27)).toBe('pois-Café-Ōsaka-2026-11-27.csv');
-    expect(exportFileName('csv', 'Cafe\u0301', NOV_27)).toBe('pois-Café-2026-11-27.csv');
-    expect(exportFileName('csv', 'Мой клиент №1', NOV_27)).toBe('pois-Мой-клиент-1-2026-11-27.csv');
+    expect(poisFileName('csv', '東京 観光', NOV_27)).toBe('pois-東京-観光-2026-11-27.csv');
+    expect(poisFileName('csv', 'Café Ōsaka', NOV_27)).toBe('pois-Café-Ōsaka-2026-11-27.csv');
+    expect(poisFileName('csv', 'Cafe\u0301', NOV_27)).toBe('pois-Café-2026-11-27.csv');
+    expect(poisFileName('csv', 'Мой клиент №1', NOV_27)).toBe('pois-Мой-клиент-1-2026-11-27.csv');
     // Control characters and tabs go; a long name is cut, never in the middle of a letter.
-    expect(exportFileName('csv', 'a\tb\u0000c\n', NOV_27)).toBe('pois-a-b-c-2026-11-27.csv');
-    const long = exportFileName('csv', '😀'.repeat(100), NOV_27);
+    expect(poisFileName('csv', 'a\tb\u0000c\n', NOV_27)).toBe('pois-a-b-c-2026-11-27.csv');
+    const long = poisFileName('csv', '😀'.repeat(100), NOV_27);
     expect(long).toBe('pois-client-2026-11-27.csv');
-    const longName = exportFileName('csv', 'ж'.repeat(200), NOV_27);
+    const longName = poisFileName('csv', 'ж'.repeat(200), NOV_27);
     expect([...longName.slice('pois-'.length, -'-2026-11-27.csv'.length)]).toHaveLength(60);
   });
 
