@@ -83,12 +83,12 @@ test.describe('at 390 × 800, a refused move', () => {
     const other = new BetterSqlite3(join(info.dataDir, DATABASE_FILE));
     try {
       other.exec('BEGIN IMMEDIATE');
-      page.once('dialog', (dialog) => void dialog.accept());
       const from = (await marker.boundingBox())!;
       await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
       await page.mouse.down();
       await page.mouse.move(from.x + from.width / 2 + 40, from.y + from.height / 2 + 60, { steps: 8 });
       await page.mouse.up();
+      await page.getByRole('alertdialog', { name: 'Move a POI' }).getByRole('button', { name: 'Move', exact: true }).click();
       await expect(page.getByRole('alert').filter({ hasText: 'another program is holding the database' })).toBeVisible({ timeout: 15_000 });
     } finally {
       other.exec('ROLLBACK');
