@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ErrorBody, OkBody } from './errors.js';
 import { clientName, loginInput, pageInput, registerInput, updateMemberInput } from './schemas/members.js';
 import { addPoiInput, categoryDescription, categoryId, lat, lng, poiId, updatePoiInput, whereInput } from './schemas/pois.js';
+import { IMPORT_PARTS, type ActivityEntry } from './activity.js';
 import type { CategoryReply, ChangeReply, ClientSummary, DuplicatePair, NewClient, PoiReply, PossibleDuplicate, UndoReply, UserReply, WarningReply } from './wire.js';
 import { CHANGE_ACTORS } from './api/replies.js';
 import type { ConflictView } from './sync-view.js';
@@ -155,11 +156,19 @@ export const operations = {
   'pois.duplicatePairs': z.object({ ...forClient, after: z.number().int().nonnegative().optional() }),
   /** Keeps one POI, moves the other's open reports and history to it, and deletes the other. */
   'pois.merge': z.object({ ...forClient, keep: poiId, other: poiId }),
-  /** The client's last changes, newest first, of one kind of actor and one entity when given; pages go back from `before` (a seq). */
+  /** The client's last changes, newest first, of one kind of actor and one entity when given; pages go back from `before` (a seq). An import is one entry, and so is its undo. */
   'changes.activity': z.object({
     ...forClient,
     actor: z.enum(CHANGE_ACTORS).optional(),
     entity: z.enum(ACTIVITY_ENTITIES).optional(),
+    before: z.number().int().positive().optional(),
+    limit: z.number().int().min(1, 'must be 1-200').max(200, 'must be 1-200').default(50),
+  }),
+  /** One import's changes (`part: 'undo'`: those that reversed them), newest first; pages go back from `before` (a seq). */
+  'changes.ofImport': z.object({
+    ...forClient,
+    importId: z.string().min(1, 'must not be empty').max(100),
+    part: z.enum(IMPORT_PARTS).default('import'),
     before: z.number().int().positive().optional(),
     limit: z.number().int().min(1, 'must be 1-200').max(200, 'must be 1-200').default(50),
   }),
@@ -391,7 +400,8 @@ export interface Outputs {
   'pois.history': ChangeReply[];
   'pois.duplicatePairs': { pairs: DuplicatePair[]; next: number | null };
   'pois.merge': PoiReply;
-  'changes.activity': { changes: ChangeReply[]; next: number | null };
+  'changes.activity': { entries: ActivityEntry[]; next: number | null };
+  'changes.ofImport': { changes: ChangeReply[]; next: number | null };
   'changes.undo': UndoReply;
   'imports.undo': JobView;
   'exports.start': ExportJob;

@@ -83,8 +83,25 @@ export function importFormatOf(fileName: string): ImportFormat | undefined {
   return IMPORT_FORMATS.find((id) => FILE_FORMATS[id].extensions.some((e) => e === extension));
 }
 
-/** The name an export is saved under: `pois.csv`, or `pois-2024-05-01.geojson` with a stem given. */
-export const exportFileName = (format: ExportFormat, stem = 'pois'): string => `${stem}.${FILE_FORMATS[format].extensions[0]}`;
+/** How many characters of a client's name an export's file name carries: the rest would only make it unwieldy. */
+const NAME_IN_FILE_NAME = 60;
+
+/**
+ * A client's name as part of a file name on any system: letters and digits of every script kept
+ * (composed, NFC), each run of anything else (separators, dots, spaces, `<>:"|?*`, controls)
+ * one hyphen; cut to `NAME_IN_FILE_NAME` characters; `client` when nothing is left.
+ */
+export function fileNamePart(name: string): string {
+  const safe = name.normalize('NFC').replace(/[^\p{L}\p{M}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
+  return [...safe].slice(0, NAME_IN_FILE_NAME).join('').replace(/-+$/, '') || 'client';
+}
+
+/** A file's name in a format: its stem and the format's first extension. */
+export const exportFileName = (format: ExportFormat, stem: string): string => `${stem}.${FILE_FORMATS[format].extensions[0]}`;
+
+/** The name a client's POIs are exported under: `pois-<client's name>-2026-11-27.csv`, the day (UTC) it was made. */
+export const poisFileName = (format: ExportFormat, clientName: string, at: number): string =>
+  exportFileName(format, `pois-${fileNamePart(clientName)}-${new Date(at).toISOString().slice(0, 10)}`);
 
 /** What an import's report is downloaded as (renderer/src/pois/ImportFullReport.tsx): a CSV for a spreadsheet, as an export's. */
 export const IMPORT_REPORT_FORMAT = 'csv' satisfies ExportFormat;

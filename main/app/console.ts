@@ -84,6 +84,7 @@ export function consoleOptions(core: Core, listener: ListenerHandle, onBug: (e: 
     onlineTiles: core.onlineTiles,
     startMapImport: (file) => core.startMapImport(file),
     exportPois: (clientId, format, options) => core.exportPois(clientId, format, options),
+    requireClient: (clientId) => core.requireClient(clientId),
     exportFile: (jobId) => core.exportFileOf(jobId),
     imports: core,
   };

@@ -10,6 +10,7 @@ import type { ImportFormat } from '../../shared/file-formats.js';
 import { importPois, type ImportOptions, type ImportReport } from './imports/poi-import.js';
 import { startImport, type ImportFile, type ImportJobOptions } from './imports/import-job.js';
 import type { ExportJob, JobView, MapImportJob } from '../../shared/jobs.js';
+import type { ClientSummary } from '../../shared/wire.js';
 import type { Jobs } from './jobs/jobs.js';
 import type { Backups } from './backups/backups.js';
 import type { MapPackages } from './maps/packages.js';
@@ -63,7 +64,7 @@ export interface Core {
   /** Where an upload is written before its import job reads it. */
   importUploadPath(): string;
   /** NOT_FOUND unless the client application exists (checked before an upload is received). */
-  requireClient(clientId: string): void;
+  requireClient(clientId: string): ClientSummary;
   jobs: Pick<Jobs, 'get' | 'list' | 'cancel' | 'whenDone' | 'stopAll' | 'finishUncancellable'>;
   /** The online tile server's tiles through the data folder's cache. */
   onlineTiles: Pick<OnlineTiles, 'tile'>;
@@ -101,7 +102,7 @@ export function coreOver(s: Services): Core {
     importPois: (clientId, source, format, options) => importPois(s, clientId, source, format, options),
     startImport: (clientId, file, format, options) => startImport(s, clientId, file, format, options),
     importUploadPath: () => s.importSpool.path(),
-    requireClient: (clientId) => void s.clients.requireId(clientId),
+    requireClient: (clientId) => s.clients.summary(s.clients.requireId(clientId)),
     jobs: s.jobs,
     backups: s.backups,
     syncSide: s,

@@ -1,6 +1,6 @@
 import { BrowserWindow, dialog } from 'electron';
 import { operations, type Answer } from '../../shared/contract.js';
-import { exportFileName, FILE_FORMATS, type CsvFlavour, type ExportFormat } from '../../shared/file-formats.js';
+import { poisFileName, FILE_FORMATS, type CsvFlavour, type ExportFormat } from '../../shared/file-formats.js';
 import type { ExportJob } from '../../shared/jobs.js';
 import { ServiceError, validate } from '../core/errors.js';
 import type { Core } from '../core/service.js';
@@ -14,10 +14,10 @@ export async function exportToDialog(core: Core, input: unknown): Promise<Answer
   try {
     const { clientId, format, csvFlavour } = validate<{ clientId: string; format: ExportFormat; csvFlavour: CsvFlavour }>(operations['pois.exportDialog'], input);
     // Before the dialog: an unknown client is refused before anyone picks a file.
-    core.requireClient(clientId);
+    const client = core.requireClient(clientId);
     const window = BrowserWindow.getFocusedWindow();
     const { label, extensions } = FILE_FORMATS[format];
-    const options = { title: 'Export POIs', defaultPath: exportFileName(format), filters: [{ name: label, extensions: [...extensions] }] };
+    const options = { title: 'Export POIs', defaultPath: poisFileName(format, client.name, Date.now()), filters: [{ name: label, extensions: [...extensions] }] };
     const picked = window ? await dialog.showSaveDialog(window, options) : await dialog.showSaveDialog(options);
     if (picked.canceled || !picked.filePath) return { ok: true, value: null };
     return { ok: true, value: core.startExport(clientId, format, { csvFlavour }, picked.filePath) };

@@ -24,6 +24,7 @@ export interface ConsoleOptions {
   startMapImport: MapRouteOptions['startMapImport'];
   /** Exports, downloaded through single-use addresses. */
   exportPois: DownloadRouteOptions['exportPois'];
+  requireClient: DownloadRouteOptions['requireClient'];
   exportFile: DownloadRouteOptions['exportFile'];
   imports: ImportRouteOptions['imports'];
 }
@@ -66,6 +67,6 @@ export async function mountConsole(app: FastifyInstance, options: ConsoleOptions
   });
 
   await mountMapRoutes(app, { token: options.token, maps: options.maps, onlineTiles: options.onlineTiles, startMapImport: options.startMapImport });
-  mountDownloadRoutes(app, { token: options.token, exportPois: options.exportPois, exportFile: options.exportFile });
+  mountDownloadRoutes(app, { token: options.token, exportPois: options.exportPois, requireClient: options.requireClient, exportFile: options.exportFile });
   await mountImportRoutes(app, { token: options.token, imports: options.imports });
 }

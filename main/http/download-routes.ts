@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
 import type { Answer } from '../../shared/contract.js';
-import { exportChoice, exportFileName, FILE_FORMATS, type CsvFlavour, type ExportFormat } from '../../shared/file-formats.js';
+import { exportChoice, poisFileName, FILE_FORMATS, type CsvFlavour, type ExportFormat } from '../../shared/file-formats.js';
 import { ServiceError, validate } from '../core/errors.js';
 import { exportStream } from '../core/exports/poi-export.js';
 import type { Core } from '../core/service.js';
@@ -12,6 +12,8 @@ import { authorized, refuse } from './console-auth.js';
 export interface DownloadRouteOptions {
   token: () => string;
   exportPois: Core['exportPois'];
+  /** The client, for the name of its file. */
+  requireClient: Core['requireClient'];
   /** An export job's finished file, and the job (its report names the file). */
   exportFile: (jobId: string) => { file: string; format: ExportFormat; fileName: string };
 }
@@ -33,6 +35,18 @@ interface Ticket {
   expires: number;
   /** The console token it was given under, as a hash: a ticket dies with its token. */
   token: string;
+}
+
+/**
+ * A download's header naming its file: a header carries Latin-1 only, so a name with other
+ * letters (a client named in Greek, in Japanese) goes whole in `filename*` (RFC 6266), with a
+ * fallback of its ASCII letters for the few clients that read only `filename`.
+ */
+function attachment(fileName: string): string {
+  const ascii = fileName.normalize('NFD').replace(/\p{M}/gu, '').replace(/[^\x20-\x7e]|["\\]/g, '_');
+  if (ascii === fileName) return `attachment; filename="${fileName}"`;
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 const hashed = (token: string): string => createHash('sha256').update(token).digest('base64url');
@@ -75,14 +89,14 @@ export function mountDownloadRoutes(app: FastifyInstance, options: DownloadRoute
     const what = ticket.what;
     if ('jobId' in what) {
       const { file, format, fileName } = options.exportFile(what.jobId);
-      return reply.type(FILE_FORMATS[format].mime).header('content-disposition', `attachment; filename="${fileName}"`).header('cache-control', 'no-store').send(createReadStream(file));
+      return reply.type(FILE_FORMATS[format].mime).header('content-disposition', attachment(fileName)).header('cache-control', 'no-store').send(createReadStream(file));
     }
     // Started before the headers go: an unknown client is a plain 404, not a broken download.
     const stream = await exportStream(options.exportPois(what.clientId, what.format, { csvFlavour: what.csvFlavour }));
-    const stamp = new Date().toISOString().slice(0, 10);
+    const fileName = poisFileName(what.format, options.requireClient(what.clientId).name, Date.now());
     return reply
       .type(FILE_FORMATS[what.format].mime)
-      .header('content-disposition', `attachment; filename="${exportFileName(what.format, `pois-${stamp}`)}"`)
+      .header('content-disposition', attachment(fileName))
       .header('cache-control', 'no-store')
       .send(stream);
   });

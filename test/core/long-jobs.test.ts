@@ -271,7 +271,7 @@ describe('an export as a job', () => {
     const job = core.startExport(clientId, 'csv', { csvFlavour: 'plain' });
     expect(job).toMatchObject({ kind: 'export', state: 'running', clientId, progress: { rows: 0, totalRows: 2_500 } });
     const ended = await core.jobs.whenDone(job.id);
-    expect(ended).toMatchObject({ state: 'done', progress: { rows: 2_500 }, report: { format: 'csv', rows: 2_500, savedTo: null, fileName: expect.stringMatching(/^pois-\d{4}-\d{2}-\d{2}\.csv$/) } });
+    expect(ended).toMatchObject({ state: 'done', progress: { rows: 2_500 }, report: { format: 'csv', rows: 2_500, savedTo: null, fileName: expect.stringMatching(/^pois-Export-2500-\d{4}-\d{2}-\d{2}\.csv$/) } });
     const { file, fileName } = core.exportFileOf(job.id);
     expect(fileName).toMatch(/\.csv$/);
     expect(readFileSync(file, 'utf8')).toBe(await streamed(core, clientId));

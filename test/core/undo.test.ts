@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { addWarningInput } from '../../shared/schemas/pois.js';
+import type { ActivityEntry } from '../../shared/activity.js';
 import type { ChangeReply, PoiReply, UndoReply } from '../../shared/wire.js';
 import { openDatabase } from '../../main/core/store/database.js';
 import { MIGRATIONS } from '../../main/core/store/migrations/index.js';
@@ -139,6 +140,13 @@ describe('undo', () => {
   });
 });
 
+/** An import's only change. */
+const ofImport = (c: string, importId: string): ChangeReply => {
+  const { changes } = core.console['changes.ofImport']({ clientId: c, importId, part: 'import', limit: 2 }) as { changes: ChangeReply[] };
+  expect(changes).toHaveLength(1);
+  return changes[0]!;
+};
+
 describe('the activity list', () => {
   it("lists the client's changes newest first, by who and what, in pages", async () => {
     const c = core.clients.create({ name: 'Activity' }).client_id;
@@ -146,7 +154,12 @@ describe('the activity list', () => {
     await core.console['categories.add']({ clientId: c, desc: 'Mine' });
     await core.console['pois.update']({ clientId: c, fields: { poi: a.id, name: 'A2' } });
     await core.importPois(c, Readable.from([Buffer.from('name,lat,lng,categories\r\nB,2,2,2\r\n')]), 'csv');
-    const page = (input: Record<string, unknown>) => core.console['changes.activity']({ clientId: c, limit: 50, ...input }) as { changes: ChangeReply[]; next: number | null };
+    const page = (input: Record<string, unknown>) => {
+      const { entries, next } = core.console['changes.activity']({ clientId: c, limit: 50, ...input }) as { entries: ActivityEntry[]; next: number | null };
+      // The import's one change as the change it is (an import is one entry: test/core/activity.test.ts).
+      const changes = entries.map((e) => (e.kind === 'change' ? e.change : ofImport(c, e.import.id)));
+      return { changes, next };
+    };
 
     const all = page({});
     expect(all.changes.map((x) => [x.entity, x.op, x.actor.kind])).toEqual([

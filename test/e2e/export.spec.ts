@@ -8,7 +8,7 @@ test('Export all POIs downloads a CSV and a GeoJSON file of the client\'s POIs',
   const csvDownload = page.waitForEvent('download');
   await group.getByRole('button', { name: 'CSV' }).click();
   const csv = await csvDownload;
-  expect(csv.suggestedFilename()).toMatch(/^pois-\d{4}-\d{2}-\d{2}\.csv$/);
+  expect(csv.suggestedFilename()).toMatch(/^pois-E2E-Demo-\d{4}-\d{2}-\d{2}\.csv$/);
   // Written by a job, then downloaded: the outcome is said where the buttons are.
   await expect(group.getByRole('status')).toHaveText(new RegExp(`^Exported \\d+ POIs?: your browser saves ${csv.suggestedFilename().replace('.', '\\.')}\\.$`));
   const text = readFileSync((await csv.path())!, 'utf8');

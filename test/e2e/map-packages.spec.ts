@@ -72,7 +72,7 @@ test('offline, a vector MBTiles imported from the file picker is drawn (streets,
   const lake = offset(LISBON, { lat: LISBON.lat + 0.003, lng: LISBON.lng + 0.003 }, 16);
   await expect.poll(() => colourAt(page, lake.dx, lake.dy), { timeout: 20_000 }).toEqual([169, 211, 240]);
   // No notice that nothing covers the view: the package does.
-  await expect(page.locator('.map-coverage')).toHaveCount(0);
+  await expect(page.locator('.map-foot')).not.toContainText('No offline map covers');
   await page.screenshot({ path: screenshotPath('offline-vector-package') });
 
   // A click on the package's map starts a POI there.
@@ -130,11 +130,12 @@ test('a broken file is refused with the reason where the person is looking, and 
 
 test('offline where no package covers the view, a notice says so at street zoom and offers an import', async ({ app: page }) => {
   await centreOn(page, 48.8566, 2.3522, 7);
-  await expect(page.locator('.map-coverage')).toHaveCount(0);
+  await expect(page.locator('.map-foot')).not.toContainText('No offline map covers');
   await centreOn(page, 48.8566, 2.3522, 12);
-  const notice = page.locator('.map-coverage');
-  await expect(notice).toContainText('No offline map covers this view at zoom 12');
-  await notice.getByRole('button', { name: 'Import a map package…' }).click();
+  const notices = page.getByRole('group', { name: 'Notices about the map' });
+  await expect(notices).toContainText('No offline map covers this view at zoom 12');
+  await notices.getByRole('button', { name: 'Details' }).click();
+  await notices.getByRole('button', { name: 'Import a map package…' }).click();
   await expect(page.getByRole('region', { name: 'Map layers' })).toBeVisible();
 });
 

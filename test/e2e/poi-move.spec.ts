@@ -54,7 +54,8 @@ test('a move the database refuses puts the marker back where the POI is stored, 
   expect([after.latitude, after.longitude]).toEqual([41.3851, 2.1734]);
 
   // The notice stays until dismissed, from the keyboard too.
-  const dismiss = page.getByRole('button', { name: 'Dismiss' });
+  // Exactly: the notices at the map's foot have their own (Dismiss the map's notices).
+  const dismiss = page.getByRole('button', { name: 'Dismiss', exact: true });
   await dismiss.focus();
   await page.keyboard.press('Enter');
   await expect(page.getByRole('alert').filter({ hasText: 'another program is holding the database' })).toHaveCount(0);

@@ -37,7 +37,7 @@ describe('browser mode: exports as downloads', () => {
     const file = await fetch(`${base}${value.url}`);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="pois-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="pois-Downloads-\d{4}-\d{2}-\d{2}\.csv"$/);
     const rows = parse(await file.text(), { bom: true, columns: true }) as Array<Record<string, string>>;
     expect(rows.map((row) => row.name)).toEqual(['\'=cmd|"/c calc"!A1']);
     // Used once: a second opening (a shared link, the history) gets nothing.
@@ -67,7 +67,7 @@ describe('browser mode: exports as downloads', () => {
       const { value } = (await (await ask({ jobId: ended.id })).json()) as { value: { url: string } };
       const file = await fetch(`${base}${value.url}`);
       expect(file.status).toBe(200);
-      expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="pois-\d{4}-\d{2}-\d{2}\.csv"$/);
+      expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="pois-Downloads-\d{4}-\d{2}-\d{2}\.csv"$/);
       const rows = parse(await file.text(), { bom: true, columns: true }) as Array<Record<string, string>>;
       expect(rows.map((row) => row.name)).toEqual(['\'=cmd|"/c calc"!A1']);
     }
@@ -75,6 +75,20 @@ describe('browser mode: exports as downloads', () => {
     const other = await ask({ jobId: '01890000-0000-7000-8000-000000000099' });
     expect(other.status).toBe(404);
     expect(await other.json()).toMatchObject({ ok: false, error: { message: expect.stringMatching(/no job/) } });
+  });
+
+  it("names the file after its client, whole in filename* when the name is not in Latin-1", async () => {
+    const tokyo = core.clients.create({ name: '東京 Café/Tours' }).client_id;
+    const job = await core.jobs.whenDone(core.startExport(tokyo, 'csv', { csvFlavour: 'plain' }).id);
+    // The stream is named by the listener's day, the job by the core's clock (pinned here).
+    for (const [what, at] of [[{ clientId: tokyo, format: 'csv' }, Date.now()], [{ jobId: job.id }, core.clock.now()]] as const) {
+      const day = new Date(at).toISOString().slice(0, 10);
+      const { value } = (await (await ask(what)).json()) as { value: { url: string } };
+      const file = await fetch(`${base}${value.url}`);
+      expect(file.status).toBe(200);
+      const header = file.headers.get('content-disposition')!;
+      expect(header).toBe(`attachment; filename="pois-__-Cafe-Tours-${day}.csv"; filename*=UTF-8''${encodeURIComponent(`pois-東京-Café-Tours-${day}.csv`)}`);
+    }
   });
 
   it('streams GeoJSON too', async () => {

@@ -55,7 +55,7 @@ describe('the file formats over HTTP', () => {
       const file = await download(format);
       expect(file.status, format).toBe(200);
       expect(file.headers.get('content-type'), format).toBe(FILE_FORMATS[format].mime);
-      expect(file.headers.get('content-disposition'), format).toMatch(new RegExp(`^attachment; filename="pois-\\d{4}-\\d{2}-\\d{2}\\.${FILE_FORMATS[format].extensions[0]}"$`));
+      expect(file.headers.get('content-disposition'), format).toMatch(new RegExp(`^attachment; filename="pois-Formats-\\d{4}-\\d{2}-\\d{2}\\.${FILE_FORMATS[format].extensions[0]}"$`));
       expect((await textOf(file)).length).toBeGreaterThan(0);
     }
   });

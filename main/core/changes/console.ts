@@ -6,6 +6,7 @@ import { startUndoImport } from './undo-job.js';
 export function changesConsole(core: Services): Handlers<Extract<CoreOp, `changes.${string}` | `imports.${string}`>> {
   return {
     'changes.activity': (i) => core.read(() => core.changes.activity(core.clients.requireId(i.clientId), i)),
+    'changes.ofImport': (i) => core.read(() => core.changes.importChanges(core.clients.requireId(i.clientId), i)),
     'changes.undo': (i) => core.undo.change(core.clients.requireId(i.clientId), i.seq),
     'imports.undo': (i) => startUndoImport(core, core.clients.requireId(i.clientId), i.importId),
   };

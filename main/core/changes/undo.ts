@@ -8,7 +8,7 @@ import { categoryIds, poiFields, type PoiRow } from '../pois/poi-row.js';
 import type { PoiStore } from '../pois/poi-store.js';
 import { CONSOLE, type WritePath } from '../store/write-path.js';
 import type { WarningStore } from '../warnings/warnings.js';
-import { CHANGE_COLUMNS, changedFields, type ChangeRow } from './change-log.js';
+import { CHANGE_COLUMNS, changedFields, NOT_REVERSED, type ChangeRow } from './change-log.js';
 
 /** The POI columns a change records with their values: what an undo compares and puts back. */
 const POI_COLUMNS = [...POI_FIELDS.map((f) => f.column), 'category_ids', 'created_by'] as const;
@@ -62,7 +62,7 @@ export class Undo {
     // Its changes not reversed yet: none reversed by an undo that stands (one not itself undone).
     this.pendingPage = db.prepare(
       `SELECT ${CHANGE_COLUMNS} FROM changes c WHERE actor_kind = 'import' AND actor_id = ? AND client_id = ? AND seq < ?
-         AND NOT EXISTS (SELECT 1 FROM changes u WHERE u.undoes = c.seq AND NOT EXISTS (SELECT 1 FROM changes r WHERE r.undoes = u.seq))
+         AND ${NOT_REVERSED}
        ORDER BY seq DESC LIMIT ?`,
     );
     this.usersBesidesImport = db

@@ -3,7 +3,7 @@ import { copyCounted } from '../jobs/copy-counted.js';
 import { writeStreamClosed } from '../jobs/write-stream-closed.js';
 import { once } from 'node:events';
 import type { ExportReport } from '../../../shared/exports.js';
-import { exportFileName, FILE_FORMATS, type ExportFormat, type ExportOptions } from '../../../shared/file-formats.js';
+import { poisFileName, FILE_FORMATS, type ExportFormat, type ExportOptions } from '../../../shared/file-formats.js';
 import type { ExportJob } from '../../../shared/jobs.js';
 import type { PoiReply } from '../../../shared/wire.js';
 import { isDiskFull, ServiceError } from '../errors.js';
@@ -55,12 +55,12 @@ async function moveTo(from: string, to: string, signal: AbortSignal): Promise<vo
  * desktop's save dialog chose, `saveTo`, only once complete.
  */
 export function startExport(s: Services, clientId: string, format: ExportFormat, options: ExportOptions, saveTo?: string): ExportJob {
-  s.clients.requireId(clientId);
+  const client = s.clients.summary(s.clients.requireId(clientId));
   // Its pages would be read partly from the data a restore replaces.
   if (s.backups.restoring) throw new ServiceError('STORAGE_BUSY', 'a backup is being restored: export once it is done');
   s.exportSpool.removeOlderThan(EXPORT_FILE_KEPT_MS, s.clock.now());
   const totalRows = countOf(s, clientId);
-  const fileName = exportFileName(format, `pois-${new Date(s.clock.now()).toISOString().slice(0, 10)}`);
+  const fileName = poisFileName(format, client.name, s.clock.now());
   return s.jobs.start({ kind: 'export', clientId, label: FILE_FORMATS[format].label, target: null, totalBytes: null, totalRows }, async (job): Promise<JobOutcome> => {
     const file = spooled(s, format, job.id);
     const out = createWriteStream(file, { mode: PRIVATE_FILE_MODE });

@@ -7,7 +7,8 @@ import { EarlierImports } from '../pois/EarlierImports';
 import { FormError } from '../ui/Field';
 import { fieldLines, subject, undoable, VERB, who } from './changeText';
 import { useUndoChange } from './mutations';
-import { UndoImport } from './UndoImport';
+import { ImportEntry, ImportUndoEntry } from './ImportEntry';
+import { OpenPoi } from './OpenPoi';
 import { useActivity, type ActivityFilter } from './queries';
 
 const ACTORS: Record<(typeof CHANGE_ACTORS)[number], string> = {
@@ -23,20 +24,12 @@ const ENTITIES: Record<(typeof ACTIVITY_ENTITIES)[number], string> = { poi: 'POI
 function Entry({ clientId, c, onOpen }: { clientId: string; c: ChangeReply; onOpen: (poi: number) => void }) {
   const undo = useUndoChange();
   const lines = c.op === 'update' ? fieldLines(c) : [];
-  const importId = c.actor.kind === 'import' ? c.actor.id : null;
   return (
     <li className="change">
       <p>
         <time dateTime={c.at}>{new Date(c.at).toLocaleString()}</time>: {subject(c)} {VERB[c.op]} by {who(c.actor)}
         {c.undoes !== null && <span className="muted"> (undo of change {c.undoes})</span>}
-        {c.entity === 'poi' && c.op !== 'delete' && (
-          <>
-            {' '}
-            <button type="button" className="link" onClick={() => onOpen(Number(c.id))}>
-              Open
-            </button>
-          </>
-        )}
+        <OpenPoi c={c} onOpen={onOpen} />
       </p>
       {lines.length > 0 && (
         <ul>
@@ -57,19 +50,18 @@ function Entry({ clientId, c, onOpen }: { clientId: string; c: ChangeReply; onOp
           </button>
         )}
       </div>
-      {importId && <UndoImport clientId={clientId} importId={importId} label="Undo the whole import" confirm />}
       {undo.isSuccess && <p role="status">Undone.</p>}
       <FormError error={undo.errors.form} />
     </li>
   );
 }
 
-/** The client's last changes, newest first, by who and what, each with undo where it can be undone. */
+/** The client's last changes, newest first, by who and what, each with undo where it can be undone; an import is one entry. */
 export function ActivityPanel({ clientId, onOpen }: { clientId: string; onOpen: (poi: number) => void }) {
   const titleId = useId();
   const [filter, setFilter] = useState<ActivityFilter>({});
   const activity = useActivity(clientId, filter);
-  const changes = activity.data?.pages.flatMap((p) => p.changes) ?? [];
+  const entries = activity.data?.pages.flatMap((p) => p.entries) ?? [];
   return (
     <section className="panel admin-panel" aria-labelledby={titleId}>
       <h2 id={titleId}>Activity</h2>
@@ -100,12 +92,18 @@ export function ActivityPanel({ clientId, onOpen }: { clientId: string; onOpen: 
         </label>
       </div>
       {activity.isError && <FormError error={`Could not read the activity: ${activity.error.message}`} />}
-      {activity.data && changes.length === 0 && <p>No changes{filter.actor || filter.entity ? ' of this kind' : ''} yet.</p>}
-      {changes.length > 0 && (
+      {activity.data && entries.length === 0 && <p>No changes{filter.actor || filter.entity ? ' of this kind' : ''} yet.</p>}
+      {entries.length > 0 && (
         <ol className="activity" aria-label="Changes, newest first">
-          {changes.map((c) => (
-            <Entry key={c.seq} clientId={clientId} c={c} onOpen={onOpen} />
-          ))}
+          {entries.map((e) =>
+            e.kind === 'change' ? (
+              <Entry key={e.change.seq} clientId={clientId} c={e.change} onOpen={onOpen} />
+            ) : e.kind === 'import' ? (
+              <ImportEntry key={e.seq} clientId={clientId} entry={e} onOpen={onOpen} />
+            ) : (
+              <ImportUndoEntry key={e.seq} clientId={clientId} entry={e} onOpen={onOpen} />
+            ),
+          )}
         </ol>
       )}
       {activity.hasNextPage && (

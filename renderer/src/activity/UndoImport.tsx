@@ -9,9 +9,10 @@ const count = (n: number): string => n.toLocaleString('en');
 /**
  * Undo of a whole import, as a job: its progress (changes reversed), then what it did, said in a
  * live region on the page from the start. With `confirm`, asked first (the Activity panel, where
- * the button stands among single changes).
+ * the button stands among single changes). Once it is `undone` (or this undo is done), it says so
+ * and offers no Undo.
  */
-export function UndoImport({ clientId, importId, label = 'Undo this import', confirm = false }: { clientId: string; importId: string; label?: string; confirm?: boolean }) {
+export function UndoImport({ clientId, importId, label = 'Undo this import', confirm = false, undone = false }: { clientId: string; importId: string; label?: string; confirm?: boolean; undone?: boolean }) {
   const queryClient = useQueryClient();
   const undo = useUndoImport();
   const job = useJob(undo.data?.id).data;
@@ -30,11 +31,15 @@ export function UndoImport({ clientId, importId, label = 'Undo this import', con
   };
   const undoing = job?.state === 'running' ? job.progress.undoing : null;
   const outcome = ended === undefined ? '' : ended.state === 'done' && ended.kind === 'undo-import' && ended.report ? `Import undone: ${count(ended.report.undone)} changes reversed.` : '';
+  const finished = ended?.state === 'done';
   return (
     <div className="actions">
-      <button type="button" aria-disabled={running || ended?.state === 'done'} onClick={() => !running && ended?.state !== 'done' && start()}>
-        {label}
-      </button>
+      {!finished && !(undone && !running) && (
+        <button type="button" aria-disabled={running} onClick={() => !running && start()}>
+          {label}
+        </button>
+      )}
+      {undone && !running && !finished && <p>This import was undone: nothing of it is left to undo.</p>}
       {undoing && (
         <label>
           Undoing: {count(undoing.done)} of {count(undoing.of)} changes

@@ -4,22 +4,19 @@ import { useMap } from 'react-leaflet';
 import type { Settings } from '../../../shared/contract';
 import { attributionHtml } from './attribution';
 import { BASEMAP_NAME } from './Basemap';
+import type { FootMessage } from './MapFoot';
 
-/** One line over the map while the online tiles fail, naming what the map falls back to. */
-export function OfflineStatus({ failing, showing }: { failing: boolean; showing: string[] }) {
+/** The notice at the map's foot while the online tiles fail (none otherwise), naming what the map falls back to. */
+export function offlineNotice(failing: boolean, showing: string[]): FootMessage[] {
+  if (!failing) return [];
   const fallback = new Intl.ListFormat('en', { type: 'conjunction' }).format([...showing, BASEMAP_NAME]);
-  return (
-    // Always in the page, empty when all is well: a live region announces what appears in it.
-    <p className="map-status" role="status">
-      {failing ? `Online map tiles did not load (offline, or the tile server is unreachable): showing ${fallback}.` : ''}
-    </p>
-  );
+  return [{ key: `offline, showing ${fallback}`, text: `Online map tiles did not load (offline, or the tile server is unreachable): showing ${fallback}.` }];
 }
 
 /**
  * The online tile server's layer, honest about what it draws: its credit shows from the first of
  * its tiles drawn (and stays while they may be on screen), and it tells when a whole round of
- * tiles failed (no network, a wrong URL), for OfflineStatus to say so; a later round that draws
+ * tiles failed (no network, a wrong URL), for offlineNotice to say so; a later round that draws
  * clears that. Mounted once per tile URL (keyed by it), so a new server starts uncredited.
  */
 export function OnlineTiles({ settings, url, onFailing }: { settings: Settings; url: string; onFailing: (failing: boolean) => void }) {

@@ -11,9 +11,10 @@ import { draftIcon } from './icons';
 import { PointsLayer } from './PointsLayer';
 import { MapHash, parseMapHash } from './MapHash';
 import { MapNotice } from './MapNotice';
-import { OfflineStatus, OnlineTiles } from './OnlineTiles';
+import { offlineNotice, OnlineTiles } from './OnlineTiles';
+import { MapFoot } from './MapFoot';
 import { PlaceLabels } from './PlaceLabels';
-import { CoverageNotice, COVERAGE_FROM_ZOOM } from './packages/CoverageNotice';
+import { coverageNotice, COVERAGE_FROM_ZOOM } from './packages/CoverageNotice';
 import { useLayerChoice, showPackage } from './packages/layerChoice';
 import { MapLayersPanel } from './packages/MapLayersPanel';
 import { useImportPackage } from './packages/mutations';
@@ -242,7 +243,7 @@ export function PoiMap(props: Props) {
           />
         )}
         <Pane name={PACKAGE_PANE} style={{ zIndex: 210 }}>
-          {tileUrls.data && <PackageLayers packages={shown} urlOf={tileUrls.data.packageTiles} />}
+          {tileUrls.data && <PackageLayers packages={shown} urlOf={tileUrls.data.packageTiles} view={view} />}
         </Pane>
         <ViewTracker onView={onView} onClick={props.onMapClick} onCentre={props.onCentre} />
         <MapHash />
@@ -257,11 +258,12 @@ export function PoiMap(props: Props) {
         <GoTo pkg={goTo} />
       </MapContainer>
       {props.draft?.byKeyboard && <div className="map-crosshair" aria-hidden="true" />}
-      {/* One column at the map's foot: a wrapped line on a phone pushes the notice up rather than under it. */}
-      <div className="map-foot">
-        {offline && view && view.zoom >= COVERAGE_FROM_ZOOM && covering.length === 0 && <CoverageNotice zoom={view.zoom} onImport={() => setLayersOpen(true)} />}
-        <OfflineStatus failing={tilesFailing} showing={covering.map((p) => p.name)} />
-      </div>
+      <MapFoot
+        messages={[
+          ...offlineNotice(tilesFailing, covering.map((p) => p.name)),
+          ...(offline && view && view.zoom >= COVERAGE_FROM_ZOOM && covering.length === 0 ? [coverageNotice(view.zoom, () => setLayersOpen(true))] : []),
+        ]}
+      />
       <MapLayersPanel
         open={layersOpen}
         onOpen={setLayersOpen}

@@ -1,3 +1,5 @@
+import type { FootMessage } from '../MapFoot';
+
 /**
  * Where no offline package covers the view and the online tiles are off or failing, the map
  * says so at street zooms (the bundled overview only shows countries and cities there) and
@@ -5,13 +7,9 @@
  */
 export const COVERAGE_FROM_ZOOM = 9;
 
-export function CoverageNotice({ zoom, onImport }: { zoom: number; onImport: () => void }) {
-  return (
-    <div className="map-coverage" role="status">
-      <p>No offline map covers this view at zoom {zoom}: the bundled world map shows only countries and cities.</p>
-      <button type="button" onClick={onImport}>
-        Import a map package…
-      </button>
-    </div>
-  );
-}
+/** The notice, about no package here (whatever the zoom: a zoom in or out does not bring it back once dismissed). */
+export const coverageNotice = (zoom: number, onImport: () => void): FootMessage => ({
+  key: 'no package here',
+  text: `No offline map covers this view at zoom ${zoom}: the bundled world map shows only countries and cities.`,
+  action: { label: 'Import a map package…', onClick: onImport },
+});

@@ -2,7 +2,10 @@ import L from 'leaflet';
 import { useEffect } from 'react';
 import { useMap } from 'react-leaflet';
 import type { MapPackage } from '../../../../shared/maps';
-import { attributionHtml } from '../attribution';
+import { packageCredits } from '../attribution';
+import type { ViewBox } from './coverage';
+
+export { covers } from './coverage';
 
 export const PACKAGE_PANE = 'packages';
 
@@ -28,7 +31,6 @@ function PackageLayer({ pkg, url, order }: { pkg: MapPackage; url: string; order
   useEffect(() => {
     let layer: L.Layer | undefined;
     let gone = false;
-    const attribution = attributionHtml({ tileAttribution: pkg.attribution, tileAttributionUrl: pkg.attributionUrl });
     const add = (made: L.Layer): void => {
       if (gone) return;
       layer = made;
@@ -37,10 +39,11 @@ function PackageLayer({ pkg, url, order }: { pkg: MapPackage; url: string; order
       if (made instanceof L.GridLayer) made.setZIndex(order);
     };
     if (pkg.kind === 'raster') {
-      // Past its last zoom the last zoom's images are scaled up (Leaflet's maxNativeZoom).
-      add(L.tileLayer(url, { pane: PACKAGE_PANE, attribution, maxNativeZoom: pkg.maxZoom, minNativeZoom: pkg.minZoom, minZoom: 0, maxZoom: 20, bounds: boundsOf(pkg) }));
+      // Past its last zoom the last zoom's images are scaled up (Leaflet's maxNativeZoom); below its
+      // first, nothing is drawn (as covers() says, and as a vector package does).
+      add(L.tileLayer(url, { pane: PACKAGE_PANE, maxNativeZoom: pkg.maxZoom, minNativeZoom: pkg.minZoom, minZoom: pkg.minZoom, maxZoom: 20, bounds: boundsOf(pkg) }));
     } else {
-      void import('./vectorLayer').then(({ vectorLayer }) => add(vectorLayer(pkg, url, { pane: PACKAGE_PANE, attribution })));
+      void import('./vectorLayer').then(({ vectorLayer }) => add(vectorLayer(pkg, url, { pane: PACKAGE_PANE })));
     }
     return () => {
       gone = true;
@@ -50,21 +53,34 @@ function PackageLayer({ pkg, url, order }: { pkg: MapPackage; url: string; order
   return null;
 }
 
-/** The packages shown, in list order (later ones over earlier ones), over the overview and the online tiles. */
-export function PackageLayers({ packages, urlOf }: { packages: MapPackage[]; urlOf: (id: string) => string }) {
+/**
+ * The credits of the packages drawn in the view, in the map's attribution: not of every package
+ * shown (a Berlin package's credit over Lyon). Leaflet would credit a layer wherever the map is.
+ */
+function PackageCredits({ credits }: { credits: string[] }) {
+  const map = useMap();
+  // One dependency for the effect: the credits change only when the packages drawn do.
+  const joined = credits.join('\n');
+  useEffect(() => {
+    const control = map.attributionControl;
+    if (!control || joined === '') return;
+    const added = joined.split('\n');
+    for (const credit of added) control.addAttribution(credit);
+    return () => {
+      for (const credit of added) control.removeAttribution(credit);
+    };
+  }, [map, joined]);
+  return null;
+}
+
+/** The packages shown, in list order (later ones over earlier ones), over the overview and the online tiles; credited where drawn. */
+export function PackageLayers({ packages, urlOf, view }: { packages: MapPackage[]; urlOf: (id: string) => string; view: ViewBox | undefined }) {
   return (
     <>
       {packages.map((pkg, i) => (
         <PackageLayer key={pkg.id} pkg={pkg} url={urlOf(pkg.id)} order={i + 1} />
       ))}
+      <PackageCredits credits={view ? packageCredits(packages, view) : []} />
     </>
   );
-}
-
-/** Whether a package draws something in this view at this zoom (it is overzoomed past its last zoom). */
-export function covers(pkg: MapPackage, view: { south: number; north: number; west: number; east: number; zoom: number }): boolean {
-  if (view.zoom < pkg.minZoom) return false;
-  const [w, s, e, n] = pkg.bounds;
-  const lngOverlap = view.west <= view.east ? view.west < e && view.east > w : view.west < e || view.east > w;
-  return lngOverlap && view.south < n && view.north > s;
 }

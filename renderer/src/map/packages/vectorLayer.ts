@@ -10,11 +10,10 @@ import { rulesFor } from './styles';
  * A vector package drawn in the page on canvas (no WebGL), labels included, overzoomed past its
  * last zoom so that zoom 18 still shows its streets. Loaded only when a vector package is shown.
  */
-export function vectorLayer(pkg: MapPackage, url: string, options: { pane: string; attribution: string }): L.Layer {
+export function vectorLayer(pkg: MapPackage, url: string, options: { pane: string }): L.Layer {
   const source = { url, maxDataZoom: pkg.maxZoom, levelDiff: 0 };
   const common = {
     pane: options.pane,
-    attribution: options.attribution,
     sources: { '': source },
     bounds: L.latLngBounds([pkg.bounds[1], pkg.bounds[0]], [pkg.bounds[3], pkg.bounds[2]]),
     minZoom: pkg.minZoom,
