@@ -191,6 +191,16 @@ export default defineConfig(
   },
   {
     files: ['renderer/src/**'],
-    rules: { 'no-restricted-globals': ['error', ...banGlobals(NODE_GLOBALS, cite('the renderer runs sandboxed: no node'))] },
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...banGlobals(NODE_GLOBALS, cite('the renderer runs sandboxed: no node')),
+        ...banGlobals(['confirm', 'alert', 'prompt'], 'ask with useConfirm (renderer/src/ui/Confirm.tsx): buttons that say what they do, focus kept'),
+      ],
+      'no-restricted-properties': [
+        'error',
+        ...['confirm', 'alert', 'prompt'].map((property) => ({ object: 'window', property, message: 'ask with useConfirm (renderer/src/ui/Confirm.tsx): buttons that say what they do, focus kept' })),
+      ],
+    },
   },
 );

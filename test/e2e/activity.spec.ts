@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { JobView } from '../../shared/jobs.js';
 import { E2E_TOKEN } from './info.js';
-import { consoleOp, expect, test, type Page } from './fixtures.js';
+import { answerConfirm, consoleOp, expect, test, type Page } from './fixtures.js';
 
 /** Imports `rows` new POIs from a CSV named `name`, as browser mode's upload does, and waits for its job. */
 async function importCsv(page: Page, clientId: string, name: string, rows: number): Promise<JobView> {
@@ -37,8 +37,8 @@ test('an import is one entry in Activity, its POIs listed on demand in pages, wi
   await expect(entry.getByRole('button', { name: /^More of/ })).toHaveCount(0);
 
   // The one Undo, confirmed first (as before); then the entry says so and has no Undo left.
-  page.once('dialog', (dialog) => void dialog.accept());
   await entry.getByRole('button', { name: 'Undo the whole import' }).click();
+  await answerConfirm(page, 'Undo the import', 'Undo the whole import?');
   await expect(entry.getByRole('status')).toHaveText('Import undone: 98 changes reversed.');
   await expect(panel.getByRole('button', { name: 'Undo the whole import' })).toHaveCount(0);
   // Its 98 reversals are one entry too, at the top.

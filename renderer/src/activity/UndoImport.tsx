@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useJob } from '../jobs/queries';
+import { useConfirm } from '../ui/Confirm';
 import { FormError } from '../ui/Field';
 import { changedByUndo, useUndoImport } from './mutations';
 
@@ -14,6 +15,7 @@ const count = (n: number): string => n.toLocaleString('en');
  */
 export function UndoImport({ clientId, importId, label = 'Undo this import', confirm = false, undone = false }: { clientId: string; importId: string; label?: string; confirm?: boolean; undone?: boolean }) {
   const queryClient = useQueryClient();
+  const ask = useConfirm();
   const undo = useUndoImport();
   const job = useJob(undo.data?.id).data;
   const running = undo.isPending || job?.state === 'running';
@@ -25,8 +27,9 @@ export function UndoImport({ clientId, importId, label = 'Undo this import', con
     refreshed.current = ended.id;
     for (const queryKey of changedByUndo({ clientId })) void queryClient.invalidateQueries({ queryKey });
   }, [ended, clientId, queryClient]);
-  const start = (): void => {
-    if (confirm && !window.confirm('Undo the whole import? Every POI it added goes, and every POI it updated gets its values back.')) return;
+  const start = async (): Promise<void> => {
+    const question = { title: 'Undo an import', text: 'Undo the whole import? Every POI it added goes, and every POI it updated gets its values back.', yes: 'Undo the import', no: 'Keep it', destructive: true };
+    if (confirm && !(await ask(question))) return;
     undo.mutate({ clientId, importId });
   };
   const undoing = job?.state === 'running' ? job.progress.undoing : null;
@@ -35,7 +38,7 @@ export function UndoImport({ clientId, importId, label = 'Undo this import', con
   return (
     <div className="actions">
       {!finished && !(undone && !running) && (
-        <button type="button" aria-disabled={running} onClick={() => !running && start()}>
+        <button type="button" aria-disabled={running} onClick={() => !running && void start()}>
           {label}
         </button>
       )}
