@@ -77,9 +77,10 @@ test('on an 800 × 1280 tablet by touch, every control, link and pin on every pa
   await forEachPanel(page, 'tap', check);
   await page.getByRole('button', { name: 'Touch target A' }).tap();
   await expect(page.getByRole('region', { name: 'POI details' })).toBeVisible();
-  await check('POI details');
+  // Before the check, which scrolls every control into view.
   await basemapDrawn(page);
   await page.screenshot({ path: screenshotPath('tablet-layout') });
+  await check('POI details');
   await page.getByRole('region', { name: 'POI details' }).getByRole('button', { name: 'Edit' }).tap();
   await expect(page.getByRole('form', { name: 'Edit POI' })).toBeVisible();
   await check('Edit POI');
