@@ -16,7 +16,11 @@ const NAMES: ReadonlyArray<readonly [string, Target]> = [
   ['y', 'lat'],
   ['categories', 'categories'],
   ['category_ids', 'categories'],
+  ['category_id', 'categories'],
   ['category_names', 'category_names'],
+  // A spreadsheet's "category" column holds what people read: a name (a first user's header was ignored).
+  ['category', 'category_names'],
+  ['category_name', 'category_names'],
   ['id', 'id'],
   ['uuid', 'uuid'],
 ];

@@ -163,6 +163,7 @@ export function App() {
           layersOpen={layersOpen}
           onLayersOpen={setLayersOpen}
           pinStep={pinStep}
+          onClearFilter={() => setFilter({ q: '', categories: [] })}
         />
         <aside id="side-panel" className={sheetFolded ? 'side folded' : 'side'} aria-label="Side panel" tabIndex={-1}>
           <button type="button" className="sheet-toggle" aria-expanded={!sheetFolded} aria-controls="side-panel" onClick={() => setSheetFolded((f) => !f)}>

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PoiReply } from '../../shared/wire.js';
-import { consoleOp, expect, test } from './fixtures.js';
+import { answerConfirm, consoleOp, expect, test } from './fixtures.js';
 
 test('importing a CSV: a preview of the mapping, a check, then the import with its bad row refused by line and reason', async ({ app: page, info }) => {
   const file = join(mkdtempSync(join(tmpdir(), 'poi-e2e-import-')), 'field-survey.csv');
@@ -36,6 +36,11 @@ test('importing a CSV: a preview of the mapping, a check, then the import with i
   await expect(page.getByRole('list', { name: 'Search results' })).toContainText('Imported kiosk');
   // Undone whole (which also leaves this server's shared data as the other specs expect it).
   await section.getByRole('button', { name: 'Undo this import' }).click();
+  // Asked first: declined, nothing is undone.
+  await answerConfirm(page, 'Keep it', 'Undo the whole import?');
+  expect((await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Imported' } })).length).toBeGreaterThan(0);
+  await section.getByRole('button', { name: 'Undo this import' }).click();
+  await answerConfirm(page, 'Undo the import');
   await expect(section.getByText('Import undone: 2 changes reversed.')).toBeVisible();
   expect(await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Imported' } })).toEqual([]);
 });
@@ -88,6 +93,7 @@ test('the whole report: causes told once, every refused row page by page and as 
   const bare = await consoleOp<PoiReply[]>(page, 'pois.search', { clientId: info.clientId, filter: { q: 'Bare' } });
   expect(bare.map((p) => [p.name, p.categories.map((c) => c.Description)])).toEqual([0, 1, 2].map((i) => [`Bare ${i}`, ['Restaurant']]));
   await section.getByRole('button', { name: 'Undo this import' }).click();
+  await answerConfirm(page, 'Undo the import');
   await expect(section.getByText('Import undone: 3 changes reversed.')).toBeVisible();
 });
 

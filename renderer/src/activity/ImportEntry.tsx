@@ -59,7 +59,7 @@ export function ImportEntry({ clientId, entry, onOpen }: { clientId: string; ent
         <time dateTime={i.at}>{new Date(i.at).toLocaleString()}</time>: Import of {fileOf(i)} by the console: {did(i)}.
       </p>
       <ImportChanges clientId={clientId} importId={i.id} part="import" summary={`Its changes (${i.changes.toLocaleString('en')})`} onOpen={onOpen} />
-      <UndoImport clientId={clientId} importId={i.id} label="Undo the whole import" confirm undone={i.undone} />
+      <UndoImport clientId={clientId} importId={i.id} label="Undo the whole import" undone={i.undone} />
     </li>
   );
 }

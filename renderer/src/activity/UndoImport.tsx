@@ -9,11 +9,11 @@ const count = (n: number): string => n.toLocaleString('en');
 
 /**
  * Undo of a whole import, as a job: its progress (changes reversed), then what it did, said in a
- * live region on the page from the start. With `confirm`, asked first (the Activity panel, where
- * the button stands among single changes). Once it is `undone` (or this undo is done), it says so
- * and offers no Undo.
+ * live region on the page from the start. Asked first, as every other undoing of many changes is
+ * (a first user undid an import by one click under its report). Once it is `undone` (or this undo
+ * is done), it says so and offers no Undo.
  */
-export function UndoImport({ clientId, importId, label = 'Undo this import', confirm = false, undone = false }: { clientId: string; importId: string; label?: string; confirm?: boolean; undone?: boolean }) {
+export function UndoImport({ clientId, importId, label = 'Undo this import', undone = false }: { clientId: string; importId: string; label?: string; undone?: boolean }) {
   const queryClient = useQueryClient();
   const ask = useConfirm();
   const undo = useUndoImport();
@@ -29,7 +29,7 @@ export function UndoImport({ clientId, importId, label = 'Undo this import', con
   }, [ended, clientId, queryClient]);
   const start = async (): Promise<void> => {
     const question = { title: 'Undo an import', text: 'Undo the whole import? Every POI it added goes, and every POI it updated gets its values back.', yes: 'Undo the import', no: 'Keep it', destructive: true };
-    if (confirm && !(await ask(question))) return;
+    if (!(await ask(question))) return;
     undo.mutate({ clientId, importId });
   };
   const undoing = job?.state === 'running' ? job.progress.undoing : null;

@@ -53,6 +53,8 @@ interface Props {
   onCentre: (centre: { lat: number; lng: number }) => void;
   layersOpen: boolean;
   onLayersOpen: (open: boolean) => void;
+  /** Shows every POI again: the map showed only the search's matches, and said so. */
+  onClearFilter: () => void;
   pinStep: PinStep | undefined;
 }
 
@@ -273,6 +275,15 @@ export function PoiMap(props: Props) {
       />
       {dropping && <div className="map-drop" aria-hidden="true">Drop the map package to import it</div>}
       <MapNotice text={mover.refusal} onDismiss={mover.dismiss} />
+      {/* A POI added while a search filters the map does not appear on it unless it matches: say so (a first user took one for lost). */}
+      {(props.filter.q !== '' || props.filter.categories.length > 0) && (
+        <div className="map-filter" role="status">
+          <span>{props.filter.q ? `Only POIs matching “${props.filter.q}”` : 'Only POIs of the chosen category'}</span>
+          <button type="button" onClick={props.onClearFilter}>
+            Show all
+          </button>
+        </div>
+      )}
     </div>
   );
 }

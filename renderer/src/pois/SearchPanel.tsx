@@ -23,6 +23,8 @@ export function SearchPanel({ clientId, filter, onFilter, onPick, onAddAtCentre 
   if (searched !== filter) {
     setSearched(filter);
     setPages([]);
+    // Cleared from the map ("Show all"): the field says so too.
+    if (filter.q !== q.trim()) setQ(filter.q);
   }
   const results = useSearch(clientId, filter.q, filter.categories, pages.at(-1));
   const page = results.data;
@@ -30,7 +32,7 @@ export function SearchPanel({ clientId, filter, onFilter, onPick, onAddAtCentre 
   return (
     <section className="panel">
       <h2>Points of interest</h2>
-      <p className="hint">Click the map to add a POI there, or:</p>
+      <p className="hint">Click or tap the map to add a POI there, or:</p>
       <button type="button" onClick={onAddAtCentre}>
         Add a POI at the map centre
       </button>
