@@ -152,6 +152,8 @@ export function App() {
       <main className="workspace">
         <PoiMap
           clientId={clientId}
+          // Until the list has come, the remembered client may be gone and another will be shown.
+          clientsKnown={clients.data !== undefined && (clientId === undefined ? clients.data.length === 0 : clients.data.some((c) => c.client_id === clientId))}
           filter={filter}
           focus={focus}
           selected={panel.kind === 'poi' || panel.kind === 'poi-edit' ? panel.poi : undefined}

@@ -20,6 +20,8 @@ export const test = base.extend<{ app: Page; info: E2eInfo }>({
     await page.goto(info.url);
     await expect(page.locator('.leaflet-container')).toBeVisible();
     await expect(page.locator('.leaflet-container')).toHaveAttribute('data-points-drawn', /\d+/);
+    // The map has opened where it opens (around the client's POIs): it moves no more by itself.
+    await expect(page.locator('.leaflet-container')).toHaveAttribute('data-start-view', 'settled');
     await use(page);
   },
 });

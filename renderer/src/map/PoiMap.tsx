@@ -1,5 +1,5 @@
 import L from 'leaflet';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { MapContainer, Marker, Pane, useMap, useMapEvents } from 'react-leaflet';
 import type { Input, MapView } from '../../../shared/contract';
 import { useQueryClient } from '@tanstack/react-query';
@@ -42,6 +42,8 @@ type View = Omit<Input<'pois.map'>, 'clientId'>;
 interface Props {
   /** None yet: the map is shown all the same, with no POIs on it. */
   clientId: string | undefined;
+  /** The list of clients has come: `clientId` is the one to show, not a guess before it. */
+  clientsKnown: boolean;
   filter: { q: string; categories: number[] };
   focus: Focus | undefined;
   selected: number | undefined;
@@ -107,21 +109,42 @@ function FocusOn({ focus }: { focus: Focus | undefined }) {
  * a first start): when the page opens with no view in its address, and when another client is
  * chosen. A view in the address (a link, a reload) is kept.
  */
-function StartView({ clientId }: { clientId: string | undefined }) {
+function StartView({ clientId, ready }: { clientId: string | undefined; ready: boolean }) {
   const map = useMap();
   const [named] = useState(() => parseMapHash(location.hash) !== undefined);
-  // The client the map was last opened for; `named` counts as opened for the first.
-  const [openedFor, setOpenedFor] = useState<{ client: string | undefined } | undefined>(named ? { client: clientId } : undefined);
-  const due = openedFor === undefined || openedFor.client !== clientId;
-  const start = useStartView(clientId, due);
+  // The client the map was last opened for, once the clients are known (`ready`): the first one
+  // only then, or a view named by the address would be replaced when the list arrives.
+  const [openedFor, setOpenedFor] = useState<{ client: string | undefined } | undefined>();
+  const due = ready && (openedFor === undefined || openedFor.client !== clientId);
+  const keepNamed = named && openedFor === undefined;
+  const start = useStartView(clientId, due && !keepNamed);
+  // Moved meanwhile (a drag, a search result, a #map= typed): the start view comes too late to
+  // take the map from under the person. Counted again from each change of client.
+  const moved = useRef(false);
+  useMapEvents({ movestart: () => void (moved.current = true) });
   useEffect(() => {
-    if (!due || start.isPending || start.isFetching) return;
+    // Only when the client changes: openedFor is read here, not followed.
+    if (openedFor !== undefined) moved.current = false;
+  }, [clientId]);
+  useEffect(() => {
+    if (!due) return;
+    if (keepNamed) {
+      setOpenedFor({ client: clientId });
+      return;
+    }
+    if (start.isPending || start.isFetching) return;
     setOpenedFor({ client: clientId });
+    if (moved.current) return;
     const view = start.data;
     if (!view) return;
     if (view.kind === 'place') map.setView([view.lat, view.lng], view.zoom, { animate: false });
     else map.fitBounds(L.latLngBounds([view.south, view.west], [view.north, view.east]), { padding: [40, 40], maxZoom: 16, animate: false });
-  }, [due, start.isPending, start.isFetching, start.data, clientId, map]);
+  }, [due, keepNamed, start.isPending, start.isFetching, start.data, clientId, map]);
+  // For the tests: the map has taken (or declined) its start view, nothing more will move it by itself.
+  const settled = openedFor !== undefined && !due;
+  useEffect(() => {
+    map.getContainer().dataset.startView = settled ? 'settled' : 'pending';
+  }, [settled, map]);
   return null;
 }
 
@@ -255,7 +278,7 @@ export function PoiMap(props: Props) {
         {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
         <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
         {/* Last: their moves must reach the hash and the view tracker, whose listeners are set before them. */}
-        <StartView clientId={props.clientId} />
+        <StartView clientId={props.clientId} ready={props.clientsKnown} />
         <FocusOn focus={props.focus} />
         <GoTo pkg={goTo} />
       </MapContainer>
