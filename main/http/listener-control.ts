@@ -1,9 +1,9 @@
-import { networkInterfaces } from 'node:os';
 import type { ListenerStatus } from '../../shared/contract.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
 import { portHolder } from './port-holder.js';
+import { lanAddresses } from './host-allowlist.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
 
 const HOSTS = { local: '127.0.0.1', lan: '0.0.0.0' } as const;
@@ -11,10 +11,7 @@ const HOSTS = { local: '127.0.0.1', lan: '0.0.0.0' } as const;
 /** Every IPv4 address of this computer a device could use to reach a listener bound to host. */
 export function reachableAddresses(host: string, port: number): string[] {
   if (host !== '0.0.0.0') return [`http://${host}:${port}/1/`];
-  const addresses = ['127.0.0.1'];
-  for (const list of Object.values(networkInterfaces())) {
-    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) addresses.push(a.address);
-  }
+  const addresses = ['127.0.0.1', ...lanAddresses()];
   return addresses.map((a) => `http://${a}:${port}/1/`);
 }
 

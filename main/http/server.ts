@@ -14,6 +14,7 @@ import { mountConsole, type ConsoleOptions } from './console-routes.js';
 import { mountApiDescription } from './api-description.js';
 import { ApiRunner, resolveOperation, type Resolved } from './api-runner.js';
 import { JsonText } from './reply-memo.js';
+import { HostAllowlist, misdirected } from './host-allowlist.js';
 
 export interface ApiServerOptions {
   /** 127.0.0.1 unless told otherwise: exposing the API to the network is a choice. */
@@ -95,6 +96,8 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   private readonly runner: ApiRunner;
   /** The listener's connection limits (connection-guard.ts), set up with its server. */
   private guard: ConnectionGuard | undefined;
+  /** The Host names it answers to (host-allowlist.ts). */
+  private readonly hosts: HostAllowlist;
 
   constructor(
     core: Core,
@@ -102,6 +105,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   ) {
     super();
     this.runner = new ApiRunner(core, { memo: options.replyMemo ?? true });
+    this.hosts = new HostAllowlist(options.host ?? '127.0.0.1');
   }
 
   /**
@@ -174,6 +178,10 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       }
       done();
     });
+    app.addHook('onRequest', (request, reply, done) => {
+      if (this.hosts.allows(request.headers.host)) done();
+      else sendError(reply, misdirected(request.headers.host ?? ''));
+    });
     app.setErrorHandler((error, _request, reply) => {
       const { body, retryAfter, internal } = toErrorBody(error);
       if (internal) this.report(error);
@@ -239,6 +247,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (request.method !== 'GET' || url === undefined || !url.startsWith('/1/') || this.options.api === false) return false;
     if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) return false;
     if (request.httpVersion === '1.1' && request.headers.host === undefined) return false;
+    if (!this.hosts.allows(request.headers.host)) return false;
     const started = performance.now();
     const send = (status: number, bytes: Buffer | string): void => {
       if (request.socket.destroyed) {
