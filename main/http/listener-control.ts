@@ -32,6 +32,8 @@ export class ListenerControl {
   private state: ListenerStatus['state'] = 'stopped';
   private error: string | null = null;
   private boundPort = 0;
+  /** The origins allowed to call the API from a browser, read by the running server on each request. */
+  private corsOrigins: readonly string[] = [];
 
   constructor(
     private readonly core: Core,
@@ -68,16 +70,17 @@ export class ListenerControl {
   }
 
   /** Applies and saves a configuration once it works; throws PORT_UNAVAILABLE when it does not. */
-  async configure(next: ListenerSettings): Promise<ListenerStatus> {
+  async configure(asked: ListenerSettings): Promise<ListenerStatus> {
+    const next = { ...asked, corsOrigins: asked.corsOrigins ?? this.core.settings.listener().corsOrigins ?? [] };
     if (!next.enabled) {
       await this.stop();
       this.error = null;
-      this.core.settings.setListener(next);
+      this.save(next);
       return this.status();
     }
     const previous = this.running;
     if (previous && previous.port === next.port && previous.scope === next.scope) {
-      this.core.settings.setListener(next);
+      this.save(next);
       return this.status();
     }
     const server = await this.startBeside(previous, next);
@@ -88,8 +91,14 @@ export class ListenerControl {
     this.state = 'listening';
     this.error = null;
     await old?.stop();
-    this.core.settings.setListener(next);
+    this.save(next);
     return this.status();
+  }
+
+  /** Keeps the settings that now apply: in the database, and the origins the running server reads. */
+  private save(next: ListenerSettings & { corsOrigins: string[] }): void {
+    this.corsOrigins = next.corsOrigins;
+    this.core.settings.setListener(next);
   }
 
   /**
@@ -119,7 +128,7 @@ export class ListenerControl {
   }
 
   private async listen(settings: ListenerSettings): Promise<{ api: ApiServer; port: number }> {
-    const api = new ApiServer(this.core, { host: HOSTS[settings.scope], port: settings.port });
+    const api = new ApiServer(this.core, { host: HOSTS[settings.scope], port: settings.port, cors: () => this.corsOrigins });
     api.on('request', this.onRequest);
     return { api, port: (await api.start()).port };
   }

@@ -15,6 +15,7 @@ import { mountApiDescription } from './api-description.js';
 import { ApiRunner, resolveOperation, type Resolved } from './api-runner.js';
 import { JsonText } from './reply-memo.js';
 import { HostAllowlist, misdirected } from './host-allowlist.js';
+import { mountCors, routedMethods } from './cors.js';
 
 export interface ApiServerOptions {
   /** 127.0.0.1 unless told otherwise: exposing the API to the network is a choice. */
@@ -31,6 +32,8 @@ export interface ApiServerOptions {
   console?: ConsoleOptions;
   /** Answer repeated reads from memory until the next commit (reply-memo.ts); on unless false. */
   replyMemo?: boolean;
+  /** The origins allowed to call the API from a browser (cors.ts), read on each request. */
+  cors?: () => readonly string[];
 }
 
 /** One line of the request log. The query string is never logged: it carries tokens. */
@@ -216,8 +219,9 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (this.options.console) await mountConsole(app, this.options.console);
     if (this.options.api === false) return app;
     await mountApiDescription(app);
-    // What answerDirectly left: bodies, HEAD, and paths that are no operation's.
-    app.all('*', async (request, reply) => {
+    if (this.options.cors) await mountCors(app, this.options.cors);
+    // What answerDirectly left: bodies, HEAD, and paths that are no operation's (OPTIONS: cors.ts).
+    app.route({ method: routedMethods(app, this.options.cors !== undefined), url: '*', handler: async (request, reply) => {
       const url = request.raw.url ?? '/';
       const body = request.body as ParsedBody | undefined;
       const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
@@ -226,7 +230,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       if (!(answer instanceof JsonText)) return answer;
       void reply.type(JSON_TYPE);
       return answer.text;
-    });
+    } });
     return app;
   }
 
@@ -248,6 +252,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) return false;
     if (request.httpVersion === '1.1' && request.headers.host === undefined) return false;
     if (!this.hosts.allows(request.headers.host)) return false;
+    if (request.headers.origin !== undefined && (this.options.cors?.().length ?? 0) > 0) return false;
     const started = performance.now();
     const send = (status: number, bytes: Buffer | string): void => {
       if (request.socket.destroyed) {
