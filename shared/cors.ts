@@ -8,6 +8,9 @@ import { z } from 'zod';
 /** Any origin at all: allowed, with a warning wherever it is shown. */
 export const ANY_ORIGIN = '*';
 export const MAX_CORS_ORIGINS = 20;
+/** Said wherever `*` is listed: the panel, and `serve`. */
+export const ANY_ORIGIN_WARNING =
+  'CORS allows any origin (*): every web page this computer or a device opens can call the API, and read what it answers to a token it holds. List the origins of your own apps instead.';
 const MAX_ORIGIN_LENGTH = 200;
 
 /** `scheme://host[:port]` as a browser sends it in `Origin`, or null when the text is not one. */

@@ -262,6 +262,13 @@ describe('the CLI', { timeout: 120_000 }, () => {
     }
   }, 120_000);
 
+  it('refuses a malformed --cors origin before it starts, saying what an origin is', async () => {
+    await expect(run(node, tsxArgs('main/cli.ts', 'serve', '--data', tempDir(), '--port', '0', '--cors', 'http://localhost:5173', '--cors', 'http://localhost:5173/app'), { cwd: root })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/--cors: "http:\/\/localhost:5173\/app" must be an origin such as http:\/\/localhost:5173/),
+    });
+  });
+
   it('says plainly when the port is taken', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
