@@ -269,6 +269,13 @@ describe('the CLI', { timeout: 120_000 }, () => {
     });
   });
 
+  it('refuses a malformed --fault rule before it starts, saying how to write one', async () => {
+    await expect(run(node, tsxArgs('main/cli.ts', 'serve', '--data', tempDir(), '--port', '0', '--fault', 'pois/get:status=404@10%'), { cwd: root })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/--fault: the fault rule "pois\/get:status=404@10%" needs status 500, 503 or 429, not "404"; write OPERATION/),
+    });
+  });
+
   it('says plainly when the port is taken', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

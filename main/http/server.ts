@@ -16,6 +16,7 @@ import { ApiRunner, resolveOperation, type Resolved } from './api-runner.js';
 import { JsonText } from './reply-memo.js';
 import { HostAllowlist, misdirected } from './host-allowlist.js';
 import { mountCors, routedMethods } from './cors.js';
+import { mountFaults, type FaultRule } from './faults.js';
 
 export interface ApiServerOptions {
   /** 127.0.0.1 unless told otherwise: exposing the API to the network is a choice. */
@@ -34,6 +35,8 @@ export interface ApiServerOptions {
   replyMemo?: boolean;
   /** The origins allowed to call the API from a browser (cors.ts), read on each request. */
   cors?: () => readonly string[];
+  /** Faults on purpose (faults.ts): none unless given. */
+  faults?: readonly FaultRule[];
 }
 
 /** One line of the request log. The query string is never logged: it carries tokens. */
@@ -220,6 +223,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (this.options.api === false) return app;
     await mountApiDescription(app);
     if (this.options.cors) await mountCors(app, this.options.cors);
+    mountFaults(app, this.options.faults ?? [], sendError);
     // What answerDirectly left: bodies, HEAD, and paths that are no operation's (OPTIONS: cors.ts).
     app.route({ method: routedMethods(app, this.options.cors !== undefined), url: '*', handler: async (request, reply) => {
       const url = request.raw.url ?? '/';
@@ -253,6 +257,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (request.httpVersion === '1.1' && request.headers.host === undefined) return false;
     if (!this.hosts.allows(request.headers.host)) return false;
     if (request.headers.origin !== undefined && (this.options.cors?.().length ?? 0) > 0) return false;
+    if ((this.options.faults?.length ?? 0) > 0) return false;
     const started = performance.now();
     const send = (status: number, bytes: Buffer | string): void => {
       if (request.socket.destroyed) {
