@@ -6,6 +6,7 @@ import { Field, FormError } from '../ui/Field';
 import { useConfigureListener } from './mutations';
 import { useListener } from './queries';
 import { CorsOrigins } from './CorsOrigins';
+import { ANY_ORIGIN, ANY_ORIGIN_WARNING } from '../../../shared/cors';
 
 interface ListenerForm {
   enabled: boolean;
@@ -93,6 +94,7 @@ function GuardsState({ status }: { status: ListenerStatus }) {
           CORS: web pages of <code>{origins.join(', ')}</code> may call the API.
         </p>
       )}
+      {origins.includes(ANY_ORIGIN) && <p className="danger">{ANY_ORIGIN_WARNING}</p>}
       {faults.length > 0 && (
         <>
           <h3>Faults on</h3>
