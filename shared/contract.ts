@@ -11,6 +11,7 @@ import { exportChoice } from './file-formats.js';
 import type { ExportJob, JobView, MapImportJob, RestoreJob } from './jobs.js';
 import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
+import { corsOrigins } from './cors.js';
 
 
 /** An open report as the console lists it: with its reporter's username (null: the client's administrator; a deleted member's reports become theirs). */
@@ -231,6 +232,7 @@ export const operations = {
     enabled: z.boolean(),
     port: z.number().int().min(1, 'must be 1-65535').max(65535, 'must be 1-65535'),
     scope: z.enum(LISTENER_SCOPES),
+    corsOrigins: corsOrigins.optional(),
   }),
 
   'settings.get': z.object({}),
@@ -314,6 +316,10 @@ export interface ListenerStatus {
   error: string | null;
   /** False when the listener was started from the command line and the console may not change it. */
   configurable: boolean;
+  /** Origins allowed to call the API from a browser (docs/devices.md#cors); none when absent. */
+  corsOrigins?: string[];
+  /** The fault rules in force, as written (docs/devices.md#faults-on-purpose); none when absent. */
+  faults?: string[];
 }
 
 export type Settings = z.output<typeof mapSettings>;

@@ -107,6 +107,12 @@ export const ERRORS = {
     description: 'EXCEPTION_UNSUPPORTED_MEDIA_TYPE',
     when: 'a body of another content type than form, multipart or JSON',
   },
+  MISDIRECTED_REQUEST: {
+    status: 421,
+    description: 'EXCEPTION_MISDIRECTED_REQUEST',
+    when: "the `Host` header names neither this computer nor one of its addresses: a page of another site reaching the listener through DNS rebinding (see [Host names](devices.md#host-names)); nothing was run",
+    console: 'admin console: the same check, on every request',
+  },
   TOO_MANY_REQUESTS: {
     status: 429,
     description: 'EXCEPTION_TOO_MANY_REQUESTS',

@@ -226,6 +226,34 @@ describe('the CLI', { timeout: 120_000 }, () => {
     expect(await exited).toBe(0);
   });
 
+  it('serves with --cors and --fault, and says so in the listener status the Listener panel reads', async () => {
+    const data = tempDir();
+    const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as { admin_token: string };
+    const port = await freePort();
+    const child = spawn(node, tsxArgs('main/cli.ts', 'serve', '--data', data, '--port', String(port), '--cors', 'http://localhost:5173', '--fault', 'users:latency=1ms'), { cwd: root });
+    try {
+      const output = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        child.stdout.on('data', (c: Buffer) => {
+          text += c.toString();
+          if (text.includes('listening on')) resolve(text);
+        });
+        child.on('exit', (code) => reject(new Error(`exited ${code}: ${text}`)));
+      });
+      expect(output).toContain('Faults on purpose: users:latency=1ms');
+      expect(output).toContain('CORS: pages of http://localhost:5173 may call the API from a browser');
+      const token = readFileSync(join(data, 'console-token'), 'utf8').trim();
+      const status = await fetch(`http://127.0.0.1:${port}/console/api/listener.status`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+      expect(((await status.json()) as { value: unknown }).value).toMatchObject({ faults: ['users:latency=1ms'], corsOrigins: ['http://localhost:5173'], configurable: false });
+      const r = await fetch(`http://127.0.0.1:${port}/1/users.json?access_token=${demo.admin_token}`, { headers: { origin: 'http://localhost:5173' } });
+      expect([r.status, r.headers.get('x-fault-injected'), r.headers.get('access-control-allow-origin')]).toEqual([200, 'users:latency=1ms', 'http://localhost:5173']);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 60_000);
+
   it('serves the admin UI on a fresh clone: builds it first when it is missing', async () => {
     const ui = join(tempDir(), 'renderer');
     const child = spawn(node, tsxArgs('main/cli.ts', 'serve', '--data', tempDir(), '--port', '0'), {
@@ -261,6 +289,20 @@ describe('the CLI', { timeout: 120_000 }, () => {
       }
     }
   }, 120_000);
+
+  it('refuses a malformed --cors origin before it starts, saying what an origin is', async () => {
+    await expect(run(node, tsxArgs('main/cli.ts', 'serve', '--data', tempDir(), '--port', '0', '--cors', 'http://localhost:5173', '--cors', 'http://localhost:5173/app'), { cwd: root })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/--cors: "http:\/\/localhost:5173\/app" must be an origin such as http:\/\/localhost:5173/),
+    });
+  });
+
+  it('refuses a malformed --fault rule before it starts, saying how to write one', async () => {
+    await expect(run(node, tsxArgs('main/cli.ts', 'serve', '--data', tempDir(), '--port', '0', '--fault', 'pois/get:status=404@10%'), { cwd: root })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/--fault: the fault rule "pois\/get:status=404@10%" needs status 500, 503 or 429, not "404"; write OPERATION/),
+    });
+  });
 
   it('says plainly when the port is taken', async () => {
     const blocker = createServer();

@@ -3,6 +3,7 @@ import { CONFLICT_POLICIES } from '../../shared/sync.js';
 import { DEFAULT_TIMEOUT_MS } from '../core/geocode/nominatim.js';
 import { describeLimits } from './rate-limits.js';
 import { LOG_FORMATS } from '../app/host-log.js';
+import { FAULT_SYNTAX } from '../http/faults.js';
 
 /**
  * The command line, declared once: every flag and every command. The rest derives from these two
@@ -48,6 +49,18 @@ export const FLAGS = {
     description: `How the log is written: ${LOG_FORMATS.join(' or ')} (default pretty: lines a person reads; json: one JSON object per line, for a log collector, never a secret in it).`,
   },
   'no-reply-cache': { type: 'boolean', description: "Answers every get.json from the database, without the listener's memo and the cache of whole replies." },
+  cors: {
+    type: 'string',
+    value: 'ORIGIN',
+    multiple: true,
+    description: 'An origin whose web pages may call the API from a browser (CORS), such as http://localhost:5173, or * for any; repeatable. Default: none.',
+  },
+  fault: {
+    type: 'string',
+    value: 'RULE',
+    multiple: true,
+    description: `A fault on purpose, to test an app's error paths: ${FAULT_SYNTAX}; repeatable. Default: none.`,
+  },
   name: { type: 'string', value: 'NAME', description: 'The name of the client application, the device or the map package.' },
   'implicit-flow': { type: 'boolean', description: 'Allows registration with the api_key alone.' },
   client: { type: 'string', value: 'ID', description: 'The client application, by its client_id (its api_key).' },
@@ -109,8 +122,8 @@ interface Command {
 export const COMMANDS = [
   {
     command: 'serve',
-    args: '[--data DIR] [--port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...] [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache] [--log-format pretty|json]',
-    flags: ['data', 'port', 'host', 'rate-limit', 'nominatim-url', 'geocode-timeout', 'no-reply-cache', 'log-format'],
+    args: '[--data DIR] [--port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...] [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache] [--log-format pretty|json] [--cors ORIGIN ...] [--fault RULE ...]',
+    flags: ['data', 'port', 'host', 'rate-limit', 'nominatim-url', 'geocode-timeout', 'no-reply-cache', 'log-format', 'cors', 'fault'],
     summary: 'Serves the API and the admin UI on one listener, until Ctrl-C',
     description: [
       "Serves the API (default port 8080, host 127.0.0.1) and the admin UI on the same listener, at the `Admin UI: http://.../#token=...` address it prints (the data folder's console token).",
@@ -121,6 +134,8 @@ export const COMMANDS = [
       '`--log-format json` writes every line as a JSON object, for a log collector: the admin UI address is then given without its token (read it from the data folder\'s `console-token` file).',
       'Stopping, or switching the listener off, closes at once the connections that never sent a byte (browsers open them ahead of need).',
       'Stops cleanly on Ctrl-C / SIGTERM.',
+      '`--fault RULE` slows down, fails or drops requests on purpose, for one operation (named by its path: `pois/get`) or all (`*`): `--fault "*:latency=200-800ms"`, `--fault "pois/get:status=503@10%"`, `--fault "users/login:drop@5%"`; each touched reply carries `X-Fault-Injected: <rule>` (see [Faults on purpose](devices.md#faults-on-purpose)).',
+      '`--cors ORIGIN` lets web pages of that origin call the `/1/` API from a browser (see [CORS](devices.md#cors)); `*` allows any, with a warning.',
     ],
   },
   {

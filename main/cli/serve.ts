@@ -8,10 +8,19 @@ import { offlineLoadStats } from '../core/geocode/index.js';
 import { createCore } from '../core/service.js';
 import { reachableAddresses } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
+import { parseFaultRule } from '../http/faults.js';
 import type { CliOptions } from './commands.js';
 import { databasePath, parsePort, parsePositive } from './options.js';
 import { describeLimits, parseRateLimits } from './rate-limits.js';
 import { bufferedRequestLog } from './request-log.js';
+import { ANY_ORIGIN, ANY_ORIGIN_WARNING, corsOrigins } from '../../shared/cors.js';
+
+/** The --cors origins, each checked as the Listener panel checks them; a malformed one stops the start. */
+function parseCorsOrigins(texts: string[]): string[] {
+  const parsed = corsOrigins.safeParse(texts);
+  if (parsed.success) return parsed.data;
+  throw new Error(`--cors: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+}
 
 export const DEFAULT_PORT = 8080;
 
@@ -24,6 +33,14 @@ const hostForUrl = (host: string): string => (host === '0.0.0.0' || host === '::
  */
 export async function runServe(options: CliOptions): Promise<number> {
   const limits = parseRateLimits(options['rate-limit'] ?? []);
+  const cors = parseCorsOrigins(options.cors ?? []);
+  const faults = (options.fault ?? []).map((text) => {
+    try {
+      return parseFaultRule(text);
+    } catch (error) {
+      throw new Error(`--fault: ${(error as Error).message}`, { cause: error });
+    }
+  });
   const { dir, file } = databasePath(options);
   const token = liveConsoleToken(dir);
   ensureRenderer();
@@ -47,6 +64,8 @@ export async function runServe(options: CliOptions): Promise<number> {
     state: 'listening',
     addresses: reachableAddresses(host === '::' ? '0.0.0.0' : host, boundPort),
     error: null,
+    corsOrigins: cors,
+    faults: faults.map((r) => r.text),
   }));
   const format = logFormatOf(options['log-format'], 'pretty');
   const logger = hostLogger({ format });
@@ -54,7 +73,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   const say = (line: string): void => (format === 'json' ? logger.info(line) : console.log(line));
   const sync = new SyncAgent(core.syncSide, dir, { auto: true });
   const consoleOpts = consoleOptions(core, listener, (e) => logger.error({ err: e }, 'a console operation failed'), token, sync);
-  const server = new ApiServer(core, { host, port, console: consoleOpts, replyMemo: caching });
+  const server = new ApiServer(core, { host, port, console: consoleOpts, replyMemo: caching, cors: () => cors, faults });
   // Never the query string, where tokens travel: the entry holds the path alone.
   server.on('request', format === 'json' ? (r) => logger.info({ method: r.method, path: r.path, status: r.status, ms: Number(r.ms.toFixed(1)) }, 'request') : bufferedRequestLog());
   server.on('error', (e) => logger.error({ err: e }, 'the API failed a request'));
@@ -80,6 +99,9 @@ export async function runServe(options: CliOptions): Promise<number> {
   const origin = `http://${hostForUrl(host)}:${boundPort}`;
   say(`Data: ${dir}`);
   say(`Rate limits: ${describeLimits(limits)}`);
+  if (cors.length > 0) say(`CORS: pages of ${cors.join(', ')} may call the API from a browser`);
+  if (cors.includes(ANY_ORIGIN)) say(`Warning: ${ANY_ORIGIN_WARNING}`);
+  if (faults.length > 0) say(`Faults on purpose: ${faults.map((r) => r.text).join('; ')}`);
   say(`API listening on ${origin}/1/`);
   // A log collector keeps what it is given: the token stays out of JSON lines.
   say(format === 'json' ? `Admin UI: ${origin}/ (its token is in ${dir}/console-token)` : `Admin UI: ${consoleAddress(origin, token())}`);

@@ -1,9 +1,9 @@
-import { networkInterfaces } from 'node:os';
 import type { ListenerStatus } from '../../shared/contract.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
 import { portHolder } from './port-holder.js';
+import { lanAddresses } from './host-allowlist.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
 
 const HOSTS = { local: '127.0.0.1', lan: '0.0.0.0' } as const;
@@ -11,10 +11,7 @@ const HOSTS = { local: '127.0.0.1', lan: '0.0.0.0' } as const;
 /** Every IPv4 address of this computer a device could use to reach a listener bound to host. */
 export function reachableAddresses(host: string, port: number): string[] {
   if (host !== '0.0.0.0') return [`http://${host}:${port}/1/`];
-  const addresses = ['127.0.0.1'];
-  for (const list of Object.values(networkInterfaces())) {
-    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) addresses.push(a.address);
-  }
+  const addresses = ['127.0.0.1', ...lanAddresses()];
   return addresses.map((a) => `http://${a}:${port}/1/`);
 }
 
@@ -35,6 +32,8 @@ export class ListenerControl {
   private state: ListenerStatus['state'] = 'stopped';
   private error: string | null = null;
   private boundPort = 0;
+  /** The origins allowed to call the API from a browser, read by the running server on each request. */
+  private corsOrigins: readonly string[] = [];
 
   constructor(
     private readonly core: Core,
@@ -71,16 +70,17 @@ export class ListenerControl {
   }
 
   /** Applies and saves a configuration once it works; throws PORT_UNAVAILABLE when it does not. */
-  async configure(next: ListenerSettings): Promise<ListenerStatus> {
+  async configure(asked: ListenerSettings): Promise<ListenerStatus> {
+    const next = { ...asked, corsOrigins: asked.corsOrigins ?? this.core.settings.listener().corsOrigins ?? [] };
     if (!next.enabled) {
       await this.stop();
       this.error = null;
-      this.core.settings.setListener(next);
+      this.save(next);
       return this.status();
     }
     const previous = this.running;
     if (previous && previous.port === next.port && previous.scope === next.scope) {
-      this.core.settings.setListener(next);
+      this.save(next);
       return this.status();
     }
     const server = await this.startBeside(previous, next);
@@ -91,8 +91,14 @@ export class ListenerControl {
     this.state = 'listening';
     this.error = null;
     await old?.stop();
-    this.core.settings.setListener(next);
+    this.save(next);
     return this.status();
+  }
+
+  /** Keeps the settings that now apply: in the database, and the origins the running server reads. */
+  private save(next: ListenerSettings & { corsOrigins: string[] }): void {
+    this.corsOrigins = next.corsOrigins;
+    this.core.settings.setListener(next);
   }
 
   /**
@@ -122,7 +128,7 @@ export class ListenerControl {
   }
 
   private async listen(settings: ListenerSettings): Promise<{ api: ApiServer; port: number }> {
-    const api = new ApiServer(this.core, { host: HOSTS[settings.scope], port: settings.port });
+    const api = new ApiServer(this.core, { host: HOSTS[settings.scope], port: settings.port, cors: () => this.corsOrigins });
     api.on('request', this.onRequest);
     return { api, port: (await api.start()).port };
   }

@@ -14,6 +14,9 @@ import { mountConsole, type ConsoleOptions } from './console-routes.js';
 import { mountApiDescription } from './api-description.js';
 import { ApiRunner, resolveOperation, type Resolved } from './api-runner.js';
 import { JsonText } from './reply-memo.js';
+import { HostAllowlist, misdirected } from './host-allowlist.js';
+import { mountCors, routedMethods } from './cors.js';
+import { mountFaults, type FaultRule } from './faults.js';
 
 export interface ApiServerOptions {
   /** 127.0.0.1 unless told otherwise: exposing the API to the network is a choice. */
@@ -30,6 +33,10 @@ export interface ApiServerOptions {
   console?: ConsoleOptions;
   /** Answer repeated reads from memory until the next commit (reply-memo.ts); on unless false. */
   replyMemo?: boolean;
+  /** The origins allowed to call the API from a browser (cors.ts), read on each request. */
+  cors?: () => readonly string[];
+  /** Faults on purpose (faults.ts): none unless given. */
+  faults?: readonly FaultRule[];
 }
 
 /** One line of the request log. The query string is never logged: it carries tokens. */
@@ -95,6 +102,8 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   private readonly runner: ApiRunner;
   /** The listener's connection limits (connection-guard.ts), set up with its server. */
   private guard: ConnectionGuard | undefined;
+  /** The Host names it answers to (host-allowlist.ts). */
+  private readonly hosts: HostAllowlist;
 
   constructor(
     core: Core,
@@ -102,6 +111,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   ) {
     super();
     this.runner = new ApiRunner(core, { memo: options.replyMemo ?? true });
+    this.hosts = new HostAllowlist(options.host ?? '127.0.0.1');
   }
 
   /**
@@ -174,6 +184,10 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       }
       done();
     });
+    app.addHook('onRequest', (request, reply, done) => {
+      if (this.hosts.allows(request.headers.host)) done();
+      else sendError(reply, misdirected(request.headers.host ?? ''));
+    });
     app.setErrorHandler((error, _request, reply) => {
       const { body, retryAfter, internal } = toErrorBody(error);
       if (internal) this.report(error);
@@ -208,8 +222,10 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (this.options.console) await mountConsole(app, this.options.console);
     if (this.options.api === false) return app;
     await mountApiDescription(app);
-    // What answerDirectly left: bodies, HEAD, and paths that are no operation's.
-    app.all('*', async (request, reply) => {
+    if (this.options.cors) await mountCors(app, this.options.cors);
+    mountFaults(app, this.options.faults ?? [], sendError);
+    // What answerDirectly left: bodies, HEAD, and paths that are no operation's (OPTIONS: cors.ts).
+    app.route({ method: routedMethods(app, this.options.cors !== undefined), url: '*', handler: async (request, reply) => {
       const url = request.raw.url ?? '/';
       const body = request.body as ParsedBody | undefined;
       const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
@@ -218,7 +234,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       if (!(answer instanceof JsonText)) return answer;
       void reply.type(JSON_TYPE);
       return answer.text;
-    });
+    } });
     return app;
   }
 
@@ -239,6 +255,9 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (request.method !== 'GET' || url === undefined || !url.startsWith('/1/') || this.options.api === false) return false;
     if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) return false;
     if (request.httpVersion === '1.1' && request.headers.host === undefined) return false;
+    if (!this.hosts.allows(request.headers.host)) return false;
+    if (request.headers.origin !== undefined && (this.options.cors?.().length ?? 0) > 0) return false;
+    if ((this.options.faults?.length ?? 0) > 0) return false;
     const started = performance.now();
     const send = (status: number, bytes: Buffer | string): void => {
       if (request.socket.destroyed) {

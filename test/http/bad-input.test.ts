@@ -342,7 +342,7 @@ describe('known bugs (each a minimal reproduction)', () => {
   /** POST /1/pois/add.json with every parameter in the query but `name`, sent in the body as `A` + byte FF. */
   const post = (type: string, body: string): Buffer => {
     const bytes = Buffer.from(body, 'latin1');
-    const head = `POST /1/pois/add.json?oauth_token=${w.admin}&lat=1&lng=1&categories=7 HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`;
+    const head = `POST /1/pois/add.json?oauth_token=${w.admin}&lat=1&lng=1&categories=7 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`;
     return Buffer.concat([Buffer.from(head), bytes]);
   };
   const utf8Cases: Array<[string, () => Buffer]> = [
@@ -371,7 +371,7 @@ describe('known bugs (each a minimal reproduction)', () => {
   });
 
   it('answers CONNECT instead of dropping the connection', async () => {
-    const out = await exchange(port, Buffer.from(`CONNECT /1/users.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), TIMEOUT_MS);
+    const out = await exchange(port, Buffer.from(`CONNECT /1/users.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`), TIMEOUT_MS);
     expect(out.status).toBeGreaterThanOrEqual(400);
     expect(out.status).toBeLessThan(500);
   });

@@ -35,7 +35,7 @@ function slowBody(port: number): Promise<Socket> {
     // Read what the server sends, so that its closing is seen.
     socket.on('data', (chunk: Buffer) => heard.set(socket, (heard.get(socket) ?? '') + chunk.toString()));
     socket.once('connect', () => {
-      socket.write('POST /1/pois/add.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\na');
+      socket.write('POST /1/pois/add.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\na');
       resolve(socket);
     });
     socket.once('close', () => resolve(socket));

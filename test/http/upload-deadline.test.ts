@@ -93,7 +93,7 @@ const bearer = { authorization: `Bearer ${TOKEN}` };
 const headOf = (path: string, length: number, o: { headers?: Record<string, string>; type?: string; keepAlive?: boolean } = {}): string =>
   [
     `POST ${path} HTTP/1.1`,
-    'Host: x',
+    'Host: 127.0.0.1',
     `Content-Type: ${o.type ?? 'application/octet-stream'}`,
     `Content-Length: ${length}`,
     ...(o.keepAlive ? [] : ['Connection: close']),
@@ -181,7 +181,7 @@ describe('uploads are bound by their progress, not by the whole-request deadline
   });
 
   it('still cuts headers that do not end in time, on an upload route too', async () => {
-    const heard = await trickle(`POST /console/maps HTTP/1.1\r\nHost: x\r\n`, Buffer.alloc(0), { pieces: 1, everyMs: 0 });
+    const heard = await trickle(`POST /console/maps HTTP/1.1\r\nHost: 127.0.0.1\r\n`, Buffer.alloc(0), { pieces: 1, everyMs: 0 });
     expect(heard.status, heard.body).toBe(408);
     // Node checks the headers' deadline once a second.
     expect(heard.ms).toBeLessThan(HEADERS_MS + 1500);
@@ -197,11 +197,11 @@ describe('uploads are bound by their progress, not by the whole-request deadline
       for (let i = 0; i < 40 && (heard.match(/^HTTP\/1\.1 \d{3}/gm) ?? []).length < n; i++) await new Promise((r) => setTimeout(r, 50));
       return (heard.match(/^HTTP\/1\.1 \d{3}/gm) ?? []).map((line) => line.slice(9));
     };
-    socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     expect(await answers(1)).toEqual(['200']);
     // Past the deadline from the connection's start, within the keep-alive limit.
     await new Promise((r) => setTimeout(r, DEADLINE_MS + 200));
-    socket.write(`POST /console/api/clients.list HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\r\n{`);
+    socket.write(`POST /console/api/clients.list HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\r\n{`);
     await new Promise((r) => setTimeout(r, DEADLINE_MS / 2));
     socket.write('  }');
     expect(await answers(2)).toEqual(['200', '200']);

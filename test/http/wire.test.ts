@@ -139,7 +139,7 @@ describe('bad requests get a JSON 4xx and change nothing', () => {
     const part = `--${boundary}\r\nContent-Disposition: form-data; name="api_key"\r\n\r\n${apiKey}\r\n--${boundary}\r\nContent-Disposition: form-data; name="username"\r\n\r\nwireu`;
     const truncated = await rawRequest(
       port,
-      `POST /1/users/login.json HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${part.length}\r\nConnection: close\r\n\r\n${part}`,
+      `POST /1/users/login.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${part.length}\r\nConnection: close\r\n\r\n${part}`,
     );
     expect(truncated.status).toBe(400);
     expect(JSON.parse(truncated.body)).toMatchObject({ code: 400, description: 'EXCEPTION_MALFORMED_REQUEST' });
@@ -157,7 +157,7 @@ describe('bad requests get a JSON 4xx and change nothing', () => {
   it('answers a declared Content-Length larger than the body without hanging', async () => {
     const r = await rawRequest(
       port,
-      'POST /1/users/login.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\nConnection: close\r\n\r\napi_key=1',
+      'POST /1/users/login.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\nConnection: close\r\n\r\napi_key=1',
     );
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect(r.status).toBeLessThan(500);

@@ -15,11 +15,14 @@ import {
 } from '../../../shared/contract.js';
 import { DEFAULT_KEEP_DAILY } from '../../../shared/backups.js';
 import { fromHtmlAttribution } from './html-credit.js';
+import { corsOrigins } from '../../../shared/cors.js';
 
 export interface ListenerSettings {
   enabled: boolean;
   port: number;
   scope: ListenerScope;
+  /** Origins allowed to call the API from a browser (shared/cors.ts); absent in a configure: kept as saved. */
+  corsOrigins?: string[];
 }
 
 const DEFAULT_MAP: Settings = {
@@ -34,7 +37,8 @@ const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, scope: 
 const schemas = {
   map: mapSettings,
   backups: backupSettings,
-  listener: z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535), scope: z.enum(LISTENER_SCOPES) }),
+  // Settings saved before CORS existed have no corsOrigins: they read as none, not as invalid.
+  listener: z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535), scope: z.enum(LISTENER_SCOPES), corsOrigins: corsOrigins.default([]) }),
 };
 
 /**

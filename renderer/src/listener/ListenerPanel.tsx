@@ -5,11 +5,14 @@ import { Checkbox } from '../ui/Checkbox';
 import { Field, FormError } from '../ui/Field';
 import { useConfigureListener } from './mutations';
 import { useListener } from './queries';
+import { CorsOrigins } from './CorsOrigins';
+import { ANY_ORIGIN, ANY_ORIGIN_WARNING } from '../../../shared/cors';
 
 interface ListenerForm {
   enabled: boolean;
   port: string;
   scope: ListenerScope;
+  corsOrigins: string[];
 }
 
 const SCOPES = [
@@ -25,7 +28,9 @@ export function ListenerPanel() {
   const status = listener.data;
   return (
     <section className="panel admin-panel" aria-labelledby={titleId}>
-      <h2 id={titleId}>Listener</h2>
+      <h2 id={titleId}>
+        Listener{status?.faults?.length ? <span className="tag faults-on"> Faults on</span> : null}
+      </h2>
       <p className="note">The local HTTP listener serves the platform's API (paths under /1/) to phones, test devices and old clients.</p>
       {listener.isPending && <p>Loading the listener's state…</p>}
       {listener.isError && <FormError error={`Could not read the listener's state: ${listener.error.message}`} />}
@@ -73,14 +78,44 @@ function ListenerState({ status }: { status: ListenerStatus }) {
           </li>
         ))}
       </ul>
+      <GuardsState status={status} />
     </div>
+  );
+}
+
+/** CORS and fault rules in force (docs/devices.md#the-listeners-guards); nothing when neither is on. */
+function GuardsState({ status }: { status: ListenerStatus }) {
+  const origins = status.corsOrigins ?? [];
+  const faults = status.faults ?? [];
+  return (
+    <>
+      {origins.length > 0 && (
+        <p>
+          CORS: web pages of <code>{origins.join(', ')}</code> may call the API.
+        </p>
+      )}
+      {origins.includes(ANY_ORIGIN) && <p className="danger">{ANY_ORIGIN_WARNING}</p>}
+      {faults.length > 0 && (
+        <>
+          <h3>Faults on</h3>
+          <p className="note">These rules slow down, fail or drop requests on purpose, to test an app's error paths:</p>
+          <ul className="addresses" data-testid="listener-faults">
+            {faults.map((rule) => (
+              <li key={rule}>
+                <code>{rule}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </>
   );
 }
 
 function ConfigureForm({ status }: { status: ListenerStatus }) {
   const configure = useConfigureListener();
   // Initialised once from the status; the polling that follows does not overwrite what is typed.
-  const [form, setForm] = useState<ListenerForm>(() => ({ enabled: status.enabled, port: String(status.port), scope: status.scope }));
+  const [form, setForm] = useState<ListenerForm>(() => ({ enabled: status.enabled, port: String(status.port), scope: status.scope, corsOrigins: status.corsOrigins ?? [] }));
   const errors = configure.errors;
   const scopeHintId = useId();
 
@@ -88,7 +123,7 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
     e.preventDefault();
     if (configure.isPending) return;
     const port = form.port.trim() === '' ? 0 : Number(form.port);
-    configure.submit({ enabled: form.enabled, port, scope: form.scope });
+    configure.submit({ enabled: form.enabled, port, scope: form.scope, corsOrigins: form.corsOrigins });
   };
 
   return (
@@ -125,6 +160,7 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
           {SCOPES.find((o) => o.scope === form.scope)?.hint}
         </p>
       </fieldset>
+      <CorsOrigins origins={form.corsOrigins} onChange={(corsOrigins) => setForm((f) => ({ ...f, corsOrigins }))} error={errors.field('corsOrigins')} />
       <div className="actions">
         <button type="submit">Apply</button>
       </div>

@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FAULT_HEADER, parseFaultRule } from '../../main/http/faults.js';
+import { ApiServer } from '../../main/http/server.js';
+import { rawRequest } from '../support/raw-http.js';
+import { testCore, type TestCore } from '../support/core.js';
+
+/** Faults on purpose (docs/devices.md#faults-on-purpose), on a real listener. */
+const running: Array<{ server: ApiServer; core: TestCore }> = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) {
+    await r.server.stop();
+    r.core.close();
+  }
+});
+
+async function serve(rules: string[]): Promise<{ base: string; port: number; admin: string }> {
+  const core = testCore();
+  const server = new ApiServer(core, { port: 0, faults: rules.map(parseFaultRule) });
+  running.push({ server, core });
+  const { port } = await server.start();
+  return { base: `http://127.0.0.1:${port}`, port, admin: core.clients.create({ name: 'Faults' }).admin_token };
+}
+
+describe('faults on purpose', () => {
+  it('fails about the share asked with the status asked, each failure saying which rule; the rest succeed untouched', async () => {
+    const s = await serve(['pois/categories:status=503@25%']);
+    let failed = 0;
+    for (let i = 0; i < 200; i++) {
+      const r = await fetch(`${s.base}/1/pois/categories.json?oauth_token=${s.admin}`);
+      const body = (await r.json()) as Record<string, unknown>;
+      if (r.status === 503) {
+        failed++;
+        expect(r.headers.get(FAULT_HEADER)).toBe('pois/categories:status=503@25%');
+        expect(r.headers.get('retry-after')).toBe('1');
+        expect(body).toMatchObject({ code: 503, message: expect.stringContaining('fault injected on purpose') });
+      } else {
+        expect(r.status).toBe(200);
+        expect(r.headers.get(FAULT_HEADER)).toBeNull();
+      }
+    }
+    // 25 % of 200 is 50; 15 % to 35 % is more than three standard deviations either side.
+    expect(failed).toBeGreaterThanOrEqual(30);
+    expect(failed).toBeLessThanOrEqual(70);
+    // Another operation is not touched.
+    const other = await fetch(`${s.base}/1/pois/get_where.json?oauth_token=${s.admin}`);
+    expect([other.status, other.headers.get(FAULT_HEADER)]).toEqual([200, null]);
+  });
+
+  it('adds at least the latency asked, to the operation named only', async () => {
+    const s = await serve(['pois/get_where:latency=300ms', '*:latency=50-80ms']);
+    const timed = async (path: string): Promise<{ ms: number; header: string | null; status: number }> => {
+      const started = performance.now();
+      const r = await fetch(`${s.base}/1/${path}.json?oauth_token=${s.admin}`);
+      await r.text();
+      return { ms: performance.now() - started, header: r.headers.get(FAULT_HEADER), status: r.status };
+    };
+    const slow = await timed('pois/get_where');
+    expect(slow.status).toBe(200);
+    expect(slow.ms).toBeGreaterThanOrEqual(350);
+    expect(slow.header).toBe('pois/get_where:latency=300ms, *:latency=50-80ms');
+    const other = await timed('pois/categories');
+    expect(other.ms).toBeGreaterThanOrEqual(50);
+    expect(other.ms).toBeLessThan(300);
+    expect(other.header).toBe('*:latency=50-80ms');
+  });
+
+  it('drops the connection: the client gets no answer at all', async () => {
+    const s = await serve(['*:drop']);
+    const answer = await rawRequest(s.port, `GET /1/pois/categories.json?oauth_token=${s.admin} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    expect(answer).toEqual({ status: 0, body: '' });
+    await expect(fetch(`${s.base}/1/pois/categories.json?oauth_token=${s.admin}`)).rejects.toThrow();
+  });
+
+  it('answers 429 with Retry-After, and 500 in the API shape', async () => {
+    for (const [rule, status] of [['*:status=429', 429], ['users/{id}/show:status=500', 500]] as const) {
+      const s = await serve([rule]);
+      const r = await fetch(`${s.base}/1/users/me/show.json?oauth_token=${s.admin}`);
+      expect(r.status).toBe(status);
+      expect(r.headers.get(FAULT_HEADER)).toBe(rule);
+      expect(r.headers.get('retry-after')).toBe(status === 429 ? '1' : null);
+      expect(await r.json()).toMatchObject({ code: status, description: status === 429 ? 'EXCEPTION_TOO_MANY_REQUESTS' : 'EXCEPTION_INTERNAL' });
+    }
+  });
+
+  it('refuses a malformed rule, saying what is wrong and how to write one', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['pois/get:status=404', /needs status 500, 503 or 429/],
+      ['pois/nothing:drop', /names no operation/],
+      ['pois/get:latency=fast', /needs a latency in milliseconds/],
+      ['pois/get:latency=800-200ms', /end is below its start/],
+      ['*:latency=100000ms', /more than 60000 ms/],
+      ['*:status=503@0%', /above 0%/],
+      ['*:drop=3', /takes no value/],
+      ['pois/get status=503', /is not a rule/],
+    ];
+    for (const [rule, why] of cases) {
+      expect(() => parseFaultRule(rule), rule).toThrow(why);
+      expect(() => parseFaultRule(rule), rule).toThrow(/write OPERATION\|\*:latency=/);
+    }
+    expect(parseFaultRule(' users/{id}/show:drop@5% ')).toMatchObject({ text: 'users/{id}/show:drop@5%', operation: 'users/{id}/show', share: 0.05, kind: 'drop' });
+    expect(parseFaultRule('*:latency=200-800ms')).toMatchObject({ kind: 'latency', minMs: 200, maxMs: 800, share: 1 });
+  });
+});
