@@ -39,13 +39,17 @@ export async function runServe(options: CliOptions): Promise<number> {
   });
   const host = options.host ?? '127.0.0.1';
   const port = parsePort(options.port, DEFAULT_PORT);
+  const httpsPort = options['https-port'] === undefined ? undefined : parsePort(options['https-port'], 0, '--https-port');
   let boundPort = port;
+  let boundHttpsPort: number | undefined;
+  const reach = host === '::' ? '0.0.0.0' : host;
   const listener = fixedListener(() => ({
     enabled: true,
     port: boundPort,
     scope: host === '127.0.0.1' || host === 'localhost' || host === '::1' ? 'local' : 'lan',
+    httpsPort: boundHttpsPort ?? null,
     state: 'listening',
-    addresses: reachableAddresses(host === '::' ? '0.0.0.0' : host, boundPort),
+    addresses: [...reachableAddresses(reach, boundPort), ...(boundHttpsPort === undefined ? [] : reachableAddresses(reach, boundHttpsPort, 'https'))],
     error: null,
   }));
   const format = logFormatOf(options['log-format'], 'pretty');
@@ -54,7 +58,13 @@ export async function runServe(options: CliOptions): Promise<number> {
   const say = (line: string): void => (format === 'json' ? logger.info(line) : console.log(line));
   const sync = new SyncAgent(core.syncSide, dir, { auto: true });
   const consoleOpts = consoleOptions(core, listener, (e) => logger.error({ err: e }, 'a console operation failed'), token, sync);
-  const server = new ApiServer(core, { host, port, console: consoleOpts, replyMemo: caching });
+  const server = new ApiServer(core, {
+    host,
+    port,
+    console: consoleOpts,
+    replyMemo: caching,
+    ...(core.tls ? { tls: { authority: core.tls, httpsPort } } : {}),
+  });
   // Never the query string, where tokens travel: the entry holds the path alone.
   server.on('request', format === 'json' ? (r) => logger.info({ method: r.method, path: r.path, status: r.status, ms: Number(r.ms.toFixed(1)) }, 'request') : bufferedRequestLog());
   server.on('error', (e) => logger.error({ err: e }, 'the API failed a request'));
@@ -68,9 +78,14 @@ export async function runServe(options: CliOptions): Promise<number> {
       const loaded = offlineLoadStats();
       if (loaded) say(`Offline geocoder: ${loaded.cities.toLocaleString('en')} places, loaded in ${loaded.ms} ms`);
       try {
-        boundPort = (await server.start()).port;
+        const started = await server.start();
+        boundPort = started.port;
+        boundHttpsPort = started.httpsPort;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' && httpsPort !== undefined && (error as { port?: unknown }).port === httpsPort) {
+          throw new Error(`port ${httpsPort} is already in use; pick another with --https-port`, { cause: error });
+        }
         if (code === 'EADDRINUSE') throw new Error(`port ${port} is already in use; pick another with --port`, { cause: error });
         throw error;
       }
@@ -81,6 +96,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   say(`Data: ${dir}`);
   say(`Rate limits: ${describeLimits(limits)}`);
   say(`API listening on ${origin}/1/`);
+  if (boundHttpsPort !== undefined) say(`API listening on https://${hostForUrl(host)}:${boundHttpsPort}/1/ (to trust it on a phone: ${origin}/connect)`);
   // A log collector keeps what it is given: the token stays out of JSON lines.
   say(format === 'json' ? `Admin UI: ${origin}/ (its token is in ${dir}/console-token)` : `Admin UI: ${consoleAddress(origin, token())}`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {

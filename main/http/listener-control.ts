@@ -1,22 +1,25 @@
-import { networkInterfaces } from 'node:os';
 import type { ListenerStatus } from '../../shared/contract.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
+import { reachableAddresses } from './addresses.js';
 import { portHolder } from './port-holder.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
 
 const HOSTS = { local: '127.0.0.1', lan: '0.0.0.0' } as const;
 
-/** Every IPv4 address of this computer a device could use to reach a listener bound to host. */
-export function reachableAddresses(host: string, port: number): string[] {
-  if (host !== '0.0.0.0') return [`http://${host}:${port}/1/`];
-  const addresses = ['127.0.0.1'];
-  for (const list of Object.values(networkInterfaces())) {
-    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) addresses.push(a.address);
-  }
-  return addresses.map((a) => `http://${a}:${port}/1/`);
+export { reachableAddresses };
+
+/** A server that listens, on these ports. */
+interface Started {
+  api: ApiServer;
+  port: number;
+  httpsPort?: number | undefined;
 }
+
+/** The port a failed `listen` was for, when the server says (its HTTPS port: server.ts). */
+const portOf = (error: unknown): number | undefined =>
+  error instanceof Error && 'port' in error && typeof error.port === 'number' ? error.port : undefined;
 
 /** Why a listener could not start, as the errno of its `listen`. */
 const errnoOf = (error: unknown): string | undefined =>
@@ -35,6 +38,7 @@ export class ListenerControl {
   private state: ListenerStatus['state'] = 'stopped';
   private error: string | null = null;
   private boundPort = 0;
+  private boundHttpsPort: number | undefined;
 
   constructor(
     private readonly core: Core,
@@ -45,11 +49,13 @@ export class ListenerControl {
 
   status(): ListenerStatus {
     const s = this.core.settings.listener();
-    const port = this.state === 'listening' ? this.boundPort : s.port;
+    const listening = this.state === 'listening';
+    const port = listening ? this.boundPort : s.port;
+    const https = listening ? this.boundHttpsPort : undefined;
     return {
       ...s,
       state: this.state,
-      addresses: this.state === 'listening' ? reachableAddresses(HOSTS[s.scope], port) : [],
+      addresses: listening ? [...reachableAddresses(HOSTS[s.scope], port), ...(https === undefined ? [] : reachableAddresses(HOSTS[s.scope], https, 'https'))] : [],
       error: this.error,
       configurable: true,
     };
@@ -79,7 +85,7 @@ export class ListenerControl {
       return this.status();
     }
     const previous = this.running;
-    if (previous && previous.port === next.port && previous.scope === next.scope) {
+    if (previous && previous.port === next.port && previous.scope === next.scope && (previous.httpsPort ?? null) === (next.httpsPort ?? null)) {
       this.core.settings.setListener(next);
       return this.status();
     }
@@ -88,6 +94,7 @@ export class ListenerControl {
     this.server = server.api;
     this.running = next;
     this.boundPort = server.port;
+    this.boundHttpsPort = server.httpsPort;
     this.state = 'listening';
     this.error = null;
     await old?.stop();
@@ -100,13 +107,15 @@ export class ListenerControl {
    * the very port (on the other scope: 0.0.0.0:P cannot bind beside 127.0.0.1:P), it is stopped
    * first and started again if the new one fails.
    */
-  private async startBeside(previous: ListenerSettings | undefined, next: ListenerSettings): Promise<{ api: ApiServer; port: number }> {
+  private async startBeside(previous: ListenerSettings | undefined, next: ListenerSettings): Promise<Started> {
     const idle = !this.server;
     if (idle) this.state = 'starting';
     try {
       return await this.listen(next);
     } catch (error) {
-      if (errnoOf(error) !== 'EADDRINUSE' || previous?.port !== next.port) throw await this.refusal(next.port, error);
+      const port = portOf(error) ?? next.port;
+      const ours = previous !== undefined && (previous.port === port || previous.httpsPort === port);
+      if (errnoOf(error) !== 'EADDRINUSE' || !ours) throw await this.refusal(port, error);
     } finally {
       if (idle) this.state = this.error ? 'failed' : 'stopped';
     }
@@ -115,16 +124,24 @@ export class ListenerControl {
     try {
       return await this.listen(next);
     } catch (error) {
-      const refusal = await this.refusal(next.port, error);
+      const refusal = await this.refusal(portOf(error) ?? next.port, error);
       await this.revive(previous);
       throw refusal;
     }
   }
 
-  private async listen(settings: ListenerSettings): Promise<{ api: ApiServer; port: number }> {
-    const api = new ApiServer(this.core, { host: HOSTS[settings.scope], port: settings.port });
+  private async listen(settings: ListenerSettings): Promise<Started> {
+    const httpsPort = settings.httpsPort ?? undefined;
+    const authority = this.core.tls;
+    if (httpsPort !== undefined && !authority) throw new ServiceError('PORT_UNAVAILABLE', 'HTTPS needs a data folder for its certificate; this one is in memory', 'httpsPort');
+    const api = new ApiServer(this.core, {
+      host: HOSTS[settings.scope],
+      port: settings.port,
+      ...(authority ? { tls: { authority, httpsPort } } : {}),
+    });
     api.on('request', this.onRequest);
-    return { api, port: (await api.start()).port };
+    const started = await api.start();
+    return { api, port: started.port, httpsPort: started.httpsPort };
   }
 
   /** Starts the listener that was running before a failed switch, as it was. */
@@ -134,11 +151,12 @@ export class ListenerControl {
       this.server = server.api;
       this.running = settings;
       this.boundPort = server.port;
+      this.boundHttpsPort = server.httpsPort;
       this.state = 'listening';
     } catch (error) {
       // Someone took the old port in the moment it was free: nothing is listening any more.
       this.state = 'failed';
-      this.error = (await this.refusal(settings.port, error)).message;
+      this.error = (await this.refusal(portOf(error) ?? settings.port, error)).message;
     }
   }
 

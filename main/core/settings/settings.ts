@@ -20,6 +20,8 @@ export interface ListenerSettings {
   enabled: boolean;
   port: number;
   scope: ListenerScope;
+  /** Also serve over HTTPS on this port; null or absent: HTTP only. */
+  httpsPort?: number | null;
 }
 
 const DEFAULT_MAP: Settings = {
@@ -34,7 +36,13 @@ const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, scope: 
 const schemas = {
   map: mapSettings,
   backups: backupSettings,
-  listener: z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535), scope: z.enum(LISTENER_SCOPES) }),
+  listener: z.object({
+    enabled: z.boolean(),
+    port: z.number().int().min(1).max(65535),
+    scope: z.enum(LISTENER_SCOPES),
+    // Absent (settings saved before HTTPS existed, or HTTPS off): HTTP only.
+    httpsPort: z.number().int().min(1).max(65535).optional(),
+  }),
 };
 
 /**
@@ -87,8 +95,8 @@ export class SettingsStore {
     return this.get('listener', schemas.listener, DEFAULT_LISTENER);
   }
 
-  setListener(settings: ListenerSettings): void {
-    const value = JSON.stringify(schemas.listener.parse(settings));
+  setListener({ httpsPort, ...rest }: ListenerSettings): void {
+    const value = JSON.stringify(schemas.listener.parse(httpsPort === null || httpsPort === undefined ? rest : { ...rest, httpsPort }));
     this.writes.now(CONSOLE, () => this.write.run('listener', value));
   }
 }
