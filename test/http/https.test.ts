@@ -1,6 +1,5 @@
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,20 +7,7 @@ import { ListenerControl } from '../../main/http/listener-control.js';
 import { ApiServer } from '../../main/http/server.js';
 import { testCore, type TestCore } from '../support/core.js';
 import { freePort } from '../support/free-port.js';
-
-/** One HTTPS GET trusting only `ca` (or nothing but the system's): its status and body, or the TLS error's code. */
-export function httpsGet(url: string, ca?: string): Promise<{ status: number; body: string } | { error: string }> {
-  return new Promise((resolve) => {
-    const req = request(url, { ...(ca ? { ca } : {}), timeout: 10_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
-    req.end();
-  });
-}
+import { httpsGet } from '../tls/listener.js';
 
 let dir: string;
 let core: TestCore;
