@@ -83,7 +83,7 @@ export async function runServe(options: CliOptions): Promise<number> {
         boundHttpsPort = started.httpsPort;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE' && httpsPort !== undefined && (error as { port?: unknown }).port === httpsPort) {
+        if (code === 'EADDRINUSE' && httpsPort !== undefined && (error as { httpsPort?: unknown }).httpsPort === httpsPort) {
           throw new Error(`port ${httpsPort} is already in use; pick another with --https-port`, { cause: error });
         }
         if (code === 'EADDRINUSE') throw new Error(`port ${port} is already in use; pick another with --port`, { cause: error });

@@ -17,9 +17,9 @@ interface Started {
   httpsPort?: number | undefined;
 }
 
-/** The port a failed `listen` was for, when the server says (its HTTPS port: server.ts). */
+/** The HTTPS port a failed `listen` was for, when that is the one that failed (server.ts). */
 const portOf = (error: unknown): number | undefined =>
-  error instanceof Error && 'port' in error && typeof error.port === 'number' ? error.port : undefined;
+  error instanceof Error && 'httpsPort' in error && typeof error.httpsPort === 'number' ? error.httpsPort : undefined;
 
 /** Why a listener could not start, as the errno of its `listen`. */
 const errnoOf = (error: unknown): string | undefined =>
@@ -160,8 +160,9 @@ export class ListenerControl {
     }
   }
 
-  /** The error a failed `listen` on this port is answered with. */
+  /** The error a failed `listen` on this port is answered with, under the field that names the port. */
   private async refusal(port: number, error: unknown): Promise<ServiceError> {
+    const field = portOf(error) === undefined ? 'port' : 'httpsPort';
     const errno = errnoOf(error);
     const message =
       errno === 'EADDRINUSE'
@@ -169,7 +170,7 @@ export class ListenerControl {
         : errno === 'EACCES'
           ? `port ${port} needs administrator rights; use a port above 1024`
           : `port ${port} cannot be listened on: ${error instanceof Error ? error.message : String(error)}`;
-    return new ServiceError('PORT_UNAVAILABLE', message, 'port');
+    return new ServiceError('PORT_UNAVAILABLE', message, field);
   }
 
   async stop(): Promise<void> {

@@ -326,7 +326,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
 
   /**
    * Listens; rejects (and emits `error`) when the port is taken or the address is not ours. A
-   * failure on the HTTPS port carries that port (`port`) for the message that names it.
+   * failure on the HTTPS port carries that port (`httpsPort`) for the message that names it.
    */
   async start(): Promise<{ host: string; port: number; httpsPort?: number }> {
     if (this.app) throw new Error('the listener is already running');
@@ -374,10 +374,10 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
 }
 
 
-/** Listens on host:port; rejects with the error, which names the port it failed on. */
+/** Listens on host:port; rejects with the error, marked as the HTTPS port's (`httpsPort`). */
 function listenOn(server: HttpsServer, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const failed = (error: Error): void => reject(Object.assign(error, { port }));
+    const failed = (error: Error): void => reject(Object.assign(error, { httpsPort: port }));
     server.once('error', failed);
     server.listen({ host, port }, () => {
       server.off('error', failed);

@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +98,27 @@ describe('the listener control with HTTPS', () => {
       expect(off.addresses).toEqual([`http://127.0.0.1:${next}/1/`]);
     } finally {
       await control.stop();
+    }
+  });
+
+  it('refuses a taken HTTPS port under its own field, naming it, and keeps the running listener', async () => {
+    const control = new ListenerControl(core);
+    // Another program: reads and never answers.
+    const holder = createServer((socket) => socket.on('error', () => undefined).resume()).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => holder.once('listening', resolve));
+      const taken = (holder.address() as { port: number }).port;
+      const port = await freePort();
+      await control.configure({ enabled: true, port, scope: 'local' });
+      await expect(control.configure({ enabled: true, port, scope: 'local', httpsPort: taken })).rejects.toMatchObject({
+        code: 'PORT_UNAVAILABLE',
+        parameter: 'httpsPort',
+        message: `port ${taken} is already in use by another program`,
+      });
+      expect(control.status()).toMatchObject({ state: 'listening', port, addresses: [`http://127.0.0.1:${port}/1/`] });
+    } finally {
+      await control.stop();
+      await new Promise((resolve) => holder.close(resolve));
     }
   });
 });
