@@ -2,7 +2,7 @@ import { randomBytes, webcrypto } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { PRIVATE_FILE_MODE } from '../store/database-file.js';
 
 /**
@@ -21,6 +21,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
 const crypto = webcrypto as unknown as Crypto;
+
+let loading: Promise<typeof X509> | undefined;
+/** Loaded on first use, not with the core: about a second of a cold start that only HTTPS needs. */
+const x509Library = (): Promise<typeof X509> => (loading ??= import('@peculiar/x509'));
 
 /** The folder's files; the two keys are the owner's alone (0600) and never leave this module but to TLS. */
 const FILES = { caKey: 'ca-key.pem', caCert: 'ca.pem', serverKey: 'server-key.pem', serverCert: 'server.pem' } as const;
@@ -68,11 +72,11 @@ function writeWhole(path: string, text: string, mode: number): void {
   renameSync(part, path);
 }
 
-function keyPem(der: ArrayBuffer): string {
+function keyPem(x509: typeof X509, der: ArrayBuffer): string {
   return x509.PemConverter.encode(der, 'PRIVATE KEY');
 }
 
-async function importKey(pem: string): Promise<CryptoKey> {
+async function importKey(x509: typeof X509, pem: string): Promise<CryptoKey> {
   return crypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(pem), KEY_ALGORITHM, false, ['sign']);
 }
 
@@ -80,9 +84,10 @@ async function newKeys(): Promise<CryptoKeyPair> {
   return crypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
 }
 
-/** The names a certificate's subjectAltName lists. */
-export function namesOf(cert: x509.X509Certificate): ServerNames {
-  const san = cert.getExtension(x509.SubjectAlternativeNameExtension);
+/** The names a certificate (PEM) lists in its subjectAltName. */
+export async function namesOf(pem: string): Promise<ServerNames> {
+  const x509 = await x509Library();
+  const san = new x509.X509Certificate(pem).getExtension(x509.SubjectAlternativeNameExtension);
   const names = san?.names.toJSON() ?? [];
   return { ips: names.filter((n) => n.type === 'ip').map((n) => n.value), dns: names.filter((n) => n.type === 'dns').map((n) => n.value) };
 }
@@ -117,11 +122,12 @@ export class LocalAuthority {
     return this.serially(async () => (await this.authority()).cert.toString('pem'));
   }
 
-  private async authority(): Promise<{ cert: x509.X509Certificate; key: CryptoKey }> {
+  private async authority(): Promise<{ cert: X509.X509Certificate; key: CryptoKey }> {
+    const x509 = await x509Library();
     const [keyFile, certFile] = [this.path('caKey'), this.path('caCert')];
     if (existsSync(keyFile) && existsSync(certFile)) {
       const cert = new x509.X509Certificate(readFileSync(certFile, 'utf8'));
-      if (cert.notAfter.getTime() > this.now()) return { cert, key: await importKey(readFileSync(keyFile, 'utf8')) };
+      if (cert.notAfter.getTime() > this.now()) return { cert, key: await importKey(x509, readFileSync(keyFile, 'utf8')) };
     }
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const keys = await newKeys();
@@ -145,7 +151,7 @@ export class LocalAuthority {
       crypto,
     );
     // The key first: a certificate on disk always has its key beside it.
-    writeWhole(keyFile, keyPem(await crypto.subtle.exportKey('pkcs8', keys.privateKey)), PRIVATE_FILE_MODE);
+    writeWhole(keyFile, keyPem(x509, await crypto.subtle.exportKey('pkcs8', keys.privateKey)), PRIVATE_FILE_MODE);
     writeWhole(certFile, cert.toString('pem'), 0o644);
     return { cert, key: keys.privateKey };
   }
@@ -157,12 +163,13 @@ export class LocalAuthority {
    */
   serverCredentials(names: ServerNames): Promise<ServerCredentials> {
     return this.serially(async () => {
+      const x509 = await x509Library();
       const ca = await this.authority();
       const [keyFile, certFile] = [this.path('serverKey'), this.path('serverCert')];
       if (existsSync(keyFile) && existsSync(certFile)) {
         const current = new x509.X509Certificate(readFileSync(certFile, 'utf8'));
         const fresh = current.notAfter.getTime() - this.now() > RENEW_BEFORE_DAYS * DAY_MS;
-        if (fresh && sameNames(namesOf(current), names) && (await current.verify({ publicKey: ca.cert.publicKey, signatureOnly: true }, crypto))) {
+        if (fresh && sameNames(await namesOf(current.toString('pem')), names) && (await current.verify({ publicKey: ca.cert.publicKey, signatureOnly: true }, crypto))) {
           return { key: readFileSync(keyFile, 'utf8'), cert: current.toString('pem'), notAfter: current.notAfter };
         }
       }
@@ -193,7 +200,7 @@ export class LocalAuthority {
         },
         crypto,
       );
-      const key = keyPem(await crypto.subtle.exportKey('pkcs8', keys.privateKey));
+      const key = keyPem(x509, await crypto.subtle.exportKey('pkcs8', keys.privateKey));
       writeWhole(keyFile, key, PRIVATE_FILE_MODE);
       writeWhole(certFile, cert.toString('pem'), 0o644);
       return { key, cert: cert.toString('pem'), notAfter };
