@@ -72,7 +72,10 @@ function ListenerState({ status }: { status: ListenerStatus }) {
         {status.enabled ? '' : ' (switched off)'}.
       </p>
       {status.state === 'listening' && (
-        <p className="note">To connect a phone, open the listener's first address on it, without /1/: its page gives the addresses and the certificate to trust.</p>
+        <p className="note">
+          To connect a phone, open one of these addresses on it without /1/ (not 127.0.0.1, which is the phone itself): that page gives the
+          addresses and the certificate to trust.
+        </p>
       )}
       <h3>Addresses</h3>
       {status.addresses.length === 0 && <p className="note">None: the listener is not listening.</p>}
