@@ -233,6 +233,8 @@ export const operations = {
     port: z.number().int().min(1, 'must be 1-65535').max(65535, 'must be 1-65535'),
     scope: z.enum(LISTENER_SCOPES),
     corsOrigins: corsOrigins.optional(),
+    /** Also over HTTPS on this port; null or absent: HTTP only. */
+    httpsPort: z.number().int().min(1, 'must be 1-65535').max(65535, 'must be 1-65535').nullable().optional(),
   }),
 
   'settings.get': z.object({}),
@@ -310,8 +312,10 @@ export interface ListenerStatus {
   enabled: boolean;
   port: number;
   scope: ListenerScope;
+  /** The HTTPS port beside the HTTP one; null (or absent) when HTTPS is off. */
+  httpsPort?: number | null;
   state: 'stopped' | 'starting' | 'listening' | 'failed';
-  /** Every http:// address it can be reached at, when listening. */
+  /** Every http:// (and https://) address it can be reached at, when listening. */
   addresses: string[];
   error: string | null;
   /** False when the listener was started from the command line and the console may not change it. */

@@ -34,6 +34,11 @@ type Flag =
 export const FLAGS = {
   data: { type: 'string', value: 'DIR', description: 'The data folder; by default $POI_DATA_DIR, else the per-user application-data folder. Created on first use.' },
   port: { type: 'string', value: 'N', description: 'The port to listen on (serve: 8080, central serve: 8443; 0 takes any free port).' },
+  'https-port': {
+    type: 'string',
+    value: 'N',
+    description: "Also serve over HTTPS on this port (0 takes any free port), with a certificate from the data folder's own authority (see devices.md).",
+  },
   host: { type: 'string', value: 'ADDR', description: 'The address to listen on (127.0.0.1, this computer only; 0.0.0.0 for the local network too).' },
   'rate-limit': {
     type: 'string',
@@ -122,12 +127,13 @@ interface Command {
 export const COMMANDS = [
   {
     command: 'serve',
-    args: '[--data DIR] [--port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...] [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache] [--log-format pretty|json] [--cors ORIGIN ...] [--fault RULE ...]',
-    flags: ['data', 'port', 'host', 'rate-limit', 'nominatim-url', 'geocode-timeout', 'no-reply-cache', 'log-format', 'cors', 'fault'],
+    args: '[--data DIR] [--port N] [--https-port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...] [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache] [--log-format pretty|json] [--cors ORIGIN ...] [--fault RULE ...]',
+    flags: ['data', 'port', 'https-port', 'host', 'rate-limit', 'nominatim-url', 'geocode-timeout', 'no-reply-cache', 'log-format', 'cors', 'fault'],
     summary: 'Serves the API and the admin UI on one listener, until Ctrl-C',
     description: [
       "Serves the API (default port 8080, host 127.0.0.1) and the admin UI on the same listener, at the `Admin UI: http://.../#token=...` address it prints (the data folder's console token).",
       'Builds the admin UI first when it is missing or older than its sources, as `npm start` does, and loads the offline geocoder before it listens (about half a second; it prints `Offline geocoder: 135,233 places, loaded in ... ms`), so that its first requests do not wait for it (`npm start` in browser mode does the same).',
+      "`--https-port N` serves the same routes over HTTPS too, with a certificate for every address of this computer signed by the data folder's certificate authority; a phone trusts it once it has installed that authority from the listener's `/connect` page (see [Connect a phone](devices.md#connect-a-phone)).",
       '`--nominatim-url` turns on online geocoding (see [Geocoding](api.md#geocoding)).',
       "`--no-reply-cache` answers every `get.json` from the database rather than from the listener's memo of repeated requests and the cache of whole replies (see [Performance](performance.md); the bench measures both).",
       'Logs one line per request (method, path, status, time; never the query string, where tokens travel); a client that hung up before its answer is logged with status 499, as nginx does (a write it sent is still made).',

@@ -7,10 +7,10 @@ export function databasePath(options: CliOptions): { dir: string; file: string }
   return { dir, file: prepareDataDir(dir) };
 }
 
-export function parsePort(text: string | undefined, fallback: number): number {
+export function parsePort(text: string | undefined, fallback: number, flag = '--port'): number {
   if (text === undefined) return fallback;
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${text}: expected 0-65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${flag} ${text}: expected 0-65535`);
   return port;
 }
 

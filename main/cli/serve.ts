@@ -56,13 +56,17 @@ export async function runServe(options: CliOptions): Promise<number> {
   });
   const host = options.host ?? '127.0.0.1';
   const port = parsePort(options.port, DEFAULT_PORT);
+  const httpsPort = options['https-port'] === undefined ? undefined : parsePort(options['https-port'], 0, '--https-port');
   let boundPort = port;
+  let boundHttpsPort: number | undefined;
+  const reach = host === '::' ? '0.0.0.0' : host;
   const listener = fixedListener(() => ({
     enabled: true,
     port: boundPort,
     scope: host === '127.0.0.1' || host === 'localhost' || host === '::1' ? 'local' : 'lan',
+    httpsPort: boundHttpsPort ?? null,
     state: 'listening',
-    addresses: reachableAddresses(host === '::' ? '0.0.0.0' : host, boundPort),
+    addresses: [...reachableAddresses(reach, boundPort), ...(boundHttpsPort === undefined ? [] : reachableAddresses(reach, boundHttpsPort, 'https'))],
     error: null,
     corsOrigins: cors,
     faults: faults.map((r) => r.text),
@@ -73,7 +77,15 @@ export async function runServe(options: CliOptions): Promise<number> {
   const say = (line: string): void => (format === 'json' ? logger.info(line) : console.log(line));
   const sync = new SyncAgent(core.syncSide, dir, { auto: true });
   const consoleOpts = consoleOptions(core, listener, (e) => logger.error({ err: e }, 'a console operation failed'), token, sync);
-  const server = new ApiServer(core, { host, port, console: consoleOpts, replyMemo: caching, cors: () => cors, faults });
+  const server = new ApiServer(core, {
+    host,
+    port,
+    console: consoleOpts,
+    replyMemo: caching,
+    cors: () => cors,
+    faults,
+    ...(core.tls ? { tls: { authority: core.tls, httpsPort } } : {}),
+  });
   // Never the query string, where tokens travel: the entry holds the path alone.
   server.on('request', format === 'json' ? (r) => logger.info({ method: r.method, path: r.path, status: r.status, ms: Number(r.ms.toFixed(1)) }, 'request') : bufferedRequestLog());
   server.on('error', (e) => logger.error({ err: e }, 'the API failed a request'));
@@ -87,9 +99,14 @@ export async function runServe(options: CliOptions): Promise<number> {
       const loaded = offlineLoadStats();
       if (loaded) say(`Offline geocoder: ${loaded.cities.toLocaleString('en')} places, loaded in ${loaded.ms} ms`);
       try {
-        boundPort = (await server.start()).port;
+        const started = await server.start();
+        boundPort = started.port;
+        boundHttpsPort = started.httpsPort;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' && httpsPort !== undefined && (error as { httpsPort?: unknown }).httpsPort === httpsPort) {
+          throw new Error(`port ${httpsPort} is already in use; pick another with --https-port`, { cause: error });
+        }
         if (code === 'EADDRINUSE') throw new Error(`port ${port} is already in use; pick another with --port`, { cause: error });
         throw error;
       }
@@ -103,6 +120,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   if (cors.includes(ANY_ORIGIN)) say(`Warning: ${ANY_ORIGIN_WARNING}`);
   if (faults.length > 0) say(`Faults on purpose: ${faults.map((r) => r.text).join('; ')}`);
   say(`API listening on ${origin}/1/`);
+  if (boundHttpsPort !== undefined) say(`API listening on https://${hostForUrl(host)}:${boundHttpsPort}/1/ (to trust it on a phone: ${origin}/connect)`);
   // A log collector keeps what it is given: the token stays out of JSON lines.
   say(format === 'json' ? `Admin UI: ${origin}/ (its token is in ${dir}/console-token)` : `Admin UI: ${consoleAddress(origin, token())}`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {

@@ -74,6 +74,8 @@ export interface Core {
   syncSide: SyncCore;
   /** Work the first requests would otherwise wait for; failures only cost that head start. */
   warmUp(): Promise<void>;
+  /** The data folder's certificate authority, for the listener's HTTPS (none for a database in memory). */
+  tls: Services['tls'];
   close(): void;
 }
 
@@ -107,6 +109,7 @@ export function coreOver(s: Services): Core {
     backups: s.backups,
     syncSide: s,
     warmUp: () => warmUp(s),
+    tls: s.tls,
     close: () => {
       // A job cut short here is found at the next start and undone (jobs.ts).
       s.jobs.abandon();

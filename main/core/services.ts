@@ -34,6 +34,7 @@ import { Spool } from './jobs/spool.js';
 import { CoreEvents } from './events.js';
 import type { SideLauncher } from './jobs/side-process.js';
 import { recoverJob } from './jobs/recover.js';
+import { LocalAuthority } from './tls/authority.js';
 
 export interface CoreOptions {
   /** A database file path, or ':memory:'. */
@@ -55,6 +56,8 @@ export interface CoreOptions {
   replyPiece?: number;
   /** How side processes are started (jobs/side-process.ts): Node's fork unless the host gives another (the packaged desktop). */
   sideLauncher?: SideLauncher;
+  /** Where the local certificate authority lives (tls/authority.ts); by default `tls/` beside the database file (none in memory). */
+  tlsDir?: string;
 }
 
 /**
@@ -114,6 +117,8 @@ export interface Services {
    * take it once.
    */
   read<T>(work: () => T): T;
+  /** The data folder's certificate authority for the listener's HTTPS; none for a database in memory. */
+  tls: LocalAuthority | undefined;
 }
 
 export function openServices(options: CoreOptions): Services {
@@ -141,6 +146,7 @@ export function openServices(options: CoreOptions): Services {
   const readTx = db.transaction((work: () => unknown) => work());
   const settings = new SettingsStore(db, writes);
   const onDisk = options.file !== ':memory:' && options.file !== '';
+  const tlsDir = options.tlsDir ?? (onDisk ? join(dirname(options.file), 'tls') : undefined);
   const tileCache = new TileCacheStore(onDisk ? join(dirname(options.file), 'tile-cache.sqlite') : ':memory:', options.nativeBinding);
   const watch = new DataWatch(db);
   const events = new CoreEvents();
@@ -205,6 +211,7 @@ export function openServices(options: CoreOptions): Services {
       { nativeBinding: options.nativeBinding, launcher: options.sideLauncher },
     ),
     read: <T>(work: () => T): T => readTx.deferred(work) as T,
+    tls: tlsDir === undefined ? undefined : new LocalAuthority(tlsDir, () => clock.now()),
   };
   // An import the app died in is undone before anything else reads the data.
   recoverJobs();

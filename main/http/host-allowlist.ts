@@ -1,4 +1,5 @@
-import { hostname, networkInterfaces } from 'node:os';
+import { hostname } from 'node:os';
+import { lanAddresses } from './addresses.js';
 import { errorBody, type ErrorBody } from '../../shared/errors.js';
 
 /**
@@ -19,14 +20,6 @@ const WILDCARDS = new Set(['0.0.0.0', '::']);
 /** How often, at most, a Host that matches nothing makes the interfaces be read again (DHCP, a new VPN). */
 const REFRESH_MS = 1000;
 
-/** This computer's IPv4 addresses on its network interfaces, loopback left out. */
-export function lanAddresses(): string[] {
-  const addresses: string[] = [];
-  for (const list of Object.values(networkInterfaces())) {
-    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) addresses.push(a.address);
-  }
-  return addresses;
-}
 
 /** A Host header's name, lower-cased, without its port; an IPv6 literal keeps its brackets. */
 export function hostName(header: string): string {

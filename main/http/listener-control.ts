@@ -2,18 +2,24 @@ import type { ListenerStatus } from '../../shared/contract.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
+import { reachableAddresses } from './addresses.js';
 import { portHolder } from './port-holder.js';
-import { lanAddresses } from './host-allowlist.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
 
 const HOSTS = { local: '127.0.0.1', lan: '0.0.0.0' } as const;
 
-/** Every IPv4 address of this computer a device could use to reach a listener bound to host. */
-export function reachableAddresses(host: string, port: number): string[] {
-  if (host !== '0.0.0.0') return [`http://${host}:${port}/1/`];
-  const addresses = ['127.0.0.1', ...lanAddresses()];
-  return addresses.map((a) => `http://${a}:${port}/1/`);
+export { reachableAddresses };
+
+/** A server that listens, on these ports. */
+interface Started {
+  api: ApiServer;
+  port: number;
+  httpsPort?: number | undefined;
 }
+
+/** The HTTPS port a failed `listen` was for, when that is the one that failed (server.ts). */
+const portOf = (error: unknown): number | undefined =>
+  error instanceof Error && 'httpsPort' in error && typeof error.httpsPort === 'number' ? error.httpsPort : undefined;
 
 /** Why a listener could not start, as the errno of its `listen`. */
 const errnoOf = (error: unknown): string | undefined =>
@@ -34,6 +40,7 @@ export class ListenerControl {
   private boundPort = 0;
   /** The origins allowed to call the API from a browser, read by the running server on each request. */
   private corsOrigins: readonly string[] = [];
+  private boundHttpsPort: number | undefined;
 
   constructor(
     private readonly core: Core,
@@ -44,11 +51,13 @@ export class ListenerControl {
 
   status(): ListenerStatus {
     const s = this.core.settings.listener();
-    const port = this.state === 'listening' ? this.boundPort : s.port;
+    const listening = this.state === 'listening';
+    const port = listening ? this.boundPort : s.port;
+    const https = listening ? this.boundHttpsPort : undefined;
     return {
       ...s,
       state: this.state,
-      addresses: this.state === 'listening' ? reachableAddresses(HOSTS[s.scope], port) : [],
+      addresses: listening ? [...reachableAddresses(HOSTS[s.scope], port), ...(https === undefined ? [] : reachableAddresses(HOSTS[s.scope], https, 'https'))] : [],
       error: this.error,
       configurable: true,
     };
@@ -79,7 +88,7 @@ export class ListenerControl {
       return this.status();
     }
     const previous = this.running;
-    if (previous && previous.port === next.port && previous.scope === next.scope) {
+    if (previous && previous.port === next.port && previous.scope === next.scope && (previous.httpsPort ?? null) === (next.httpsPort ?? null)) {
       this.save(next);
       return this.status();
     }
@@ -88,6 +97,7 @@ export class ListenerControl {
     this.server = server.api;
     this.running = next;
     this.boundPort = server.port;
+    this.boundHttpsPort = server.httpsPort;
     this.state = 'listening';
     this.error = null;
     await old?.stop();
@@ -106,13 +116,15 @@ export class ListenerControl {
    * the very port (on the other scope: 0.0.0.0:P cannot bind beside 127.0.0.1:P), it is stopped
    * first and started again if the new one fails.
    */
-  private async startBeside(previous: ListenerSettings | undefined, next: ListenerSettings): Promise<{ api: ApiServer; port: number }> {
+  private async startBeside(previous: ListenerSettings | undefined, next: ListenerSettings): Promise<Started> {
     const idle = !this.server;
     if (idle) this.state = 'starting';
     try {
       return await this.listen(next);
     } catch (error) {
-      if (errnoOf(error) !== 'EADDRINUSE' || previous?.port !== next.port) throw await this.refusal(next.port, error);
+      const port = portOf(error) ?? next.port;
+      const ours = previous !== undefined && (previous.port === port || previous.httpsPort === port);
+      if (errnoOf(error) !== 'EADDRINUSE' || !ours) throw await this.refusal(port, error);
     } finally {
       if (idle) this.state = this.error ? 'failed' : 'stopped';
     }
@@ -121,16 +133,25 @@ export class ListenerControl {
     try {
       return await this.listen(next);
     } catch (error) {
-      const refusal = await this.refusal(next.port, error);
+      const refusal = await this.refusal(portOf(error) ?? next.port, error);
       await this.revive(previous);
       throw refusal;
     }
   }
 
-  private async listen(settings: ListenerSettings): Promise<{ api: ApiServer; port: number }> {
-    const api = new ApiServer(this.core, { host: HOSTS[settings.scope], port: settings.port, cors: () => this.corsOrigins });
+  private async listen(settings: ListenerSettings): Promise<Started> {
+    const httpsPort = settings.httpsPort ?? undefined;
+    const authority = this.core.tls;
+    if (httpsPort !== undefined && !authority) throw new ServiceError('PORT_UNAVAILABLE', 'HTTPS needs a data folder for its certificate; this one is in memory', 'httpsPort');
+    const api = new ApiServer(this.core, {
+      host: HOSTS[settings.scope],
+      port: settings.port,
+      cors: () => this.corsOrigins,
+      ...(authority ? { tls: { authority, httpsPort } } : {}),
+    });
     api.on('request', this.onRequest);
-    return { api, port: (await api.start()).port };
+    const started = await api.start();
+    return { api, port: started.port, httpsPort: started.httpsPort };
   }
 
   /** Starts the listener that was running before a failed switch, as it was. */
@@ -140,16 +161,18 @@ export class ListenerControl {
       this.server = server.api;
       this.running = settings;
       this.boundPort = server.port;
+      this.boundHttpsPort = server.httpsPort;
       this.state = 'listening';
     } catch (error) {
       // Someone took the old port in the moment it was free: nothing is listening any more.
       this.state = 'failed';
-      this.error = (await this.refusal(settings.port, error)).message;
+      this.error = (await this.refusal(portOf(error) ?? settings.port, error)).message;
     }
   }
 
-  /** The error a failed `listen` on this port is answered with. */
+  /** The error a failed `listen` on this port is answered with, under the field that names the port. */
   private async refusal(port: number, error: unknown): Promise<ServiceError> {
+    const field = portOf(error) === undefined ? 'port' : 'httpsPort';
     const errno = errnoOf(error);
     const message =
       errno === 'EADDRINUSE'
@@ -157,7 +180,7 @@ export class ListenerControl {
         : errno === 'EACCES'
           ? `port ${port} needs administrator rights; use a port above 1024`
           : `port ${port} cannot be listened on: ${error instanceof Error ? error.message : String(error)}`;
-    return new ServiceError('PORT_UNAVAILABLE', message, 'port');
+    return new ServiceError('PORT_UNAVAILABLE', message, field);
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type onRequestHookHandler } from 'fastify';
 import { errorBody, type ErrorBody } from '../../shared/errors.js';
@@ -17,6 +18,9 @@ import { JsonText } from './reply-memo.js';
 import { HostAllowlist, misdirected } from './host-allowlist.js';
 import { mountCors, routedMethods } from './cors.js';
 import { mountFaults, type FaultRule } from './faults.js';
+import { listenerNames, type LocalAuthority, type ServerCredentials } from '../core/tls/authority.js';
+import { lanAddresses, reachableAddresses } from './addresses.js';
+import { mountOnboarding } from './onboarding.js';
 
 export interface ApiServerOptions {
   /** 127.0.0.1 unless told otherwise: exposing the API to the network is a choice. */
@@ -37,6 +41,11 @@ export interface ApiServerOptions {
   cors?: () => readonly string[];
   /** Faults on purpose (faults.ts): none unless given. */
   faults?: readonly FaultRule[];
+  /**
+   * The data folder's certificate authority: its certificate is offered at /ca.pem and /ca.crt;
+   * with `httpsPort` (0 takes any free port) every route is served over HTTPS there too.
+   */
+  tls?: { authority: LocalAuthority; httpsPort?: number | undefined };
 }
 
 /** One line of the request log. The query string is never logged: it carries tokens. */
@@ -104,6 +113,9 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   private guard: ConnectionGuard | undefined;
   /** The Host names it answers to (host-allowlist.ts). */
   private readonly hosts: HostAllowlist;
+  /** The same routes over TLS, beside the plain listener, when `tls.httpsPort` is given. */
+  private https: { server: HttpsServer; guard: ConnectionGuard } | undefined;
+  private httpsPort: number | undefined;
 
   constructor(
     core: Core,
@@ -134,15 +146,14 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     return this.app !== undefined;
   }
 
-  private async build(): Promise<FastifyInstance> {
+  private async build(credentials: ServerCredentials | undefined): Promise<FastifyInstance> {
     const limit = this.options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     const app = Fastify({
       logger: false,
       // Our own server: an HTTP/1.1 request without Host still gets a JSON answer (Node would
       // refuse it bare), and CONNECT, which Node hands to no route, is answered instead of dropped.
       serverFactory: (handler) => {
-        // Node checks its header and request timeouts every connectionsCheckingInterval.
-        const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: 1000 }, (request, response) => {
+        const serve = (request: IncomingMessage, response: ServerResponse): void => {
           if (this.answerDirectly(request, response)) return;
           // Fastify calls no hook for a client that left after sending its whole request.
           const arrived = performance.now();
@@ -150,8 +161,16 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
             if (!response.writableFinished) this.log(request.method ?? '', request.url ?? '/', CLIENT_CLOSED_REQUEST, performance.now() - arrived);
           });
           handler(request, response);
-        });
-        this.guard = guardConnections(server, { ...defaultConnectionLimits(), ...this.options.connections });
+        };
+        // Node checks its header and request timeouts every connectionsCheckingInterval.
+        const serverOptions = { requireHostHeader: false, connectionsCheckingInterval: 1000 };
+        const server = createServer(serverOptions, serve);
+        const limits = { ...defaultConnectionLimits(), ...this.options.connections };
+        this.guard = guardConnections(server, limits);
+        if (credentials) {
+          const secure = createHttpsServer({ ...serverOptions, key: credentials.key, cert: credentials.cert }, serve);
+          this.https = { server: secure, guard: guardConnections(secure, limits) };
+        }
         server.on('connect', (_req, socket: Duplex) => {
           const body = JSON.stringify(errorBody('METHOD_NOT_ALLOWED', 'CONNECT is not allowed'));
           socket.end(
@@ -215,6 +234,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       if (route.config?.upload !== true) return;
       const byProgress: onRequestHookHandler = (request, _reply, done) => {
         this.guard?.byProgress(request.raw);
+        this.https?.guard.byProgress(request.raw);
         done();
       };
       route.onRequest = [byProgress, ...[route.onRequest ?? []].flat()];
@@ -224,6 +244,12 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     await mountApiDescription(app);
     if (this.options.cors) await mountCors(app, this.options.cors);
     mountFaults(app, this.options.faults ?? [], sendError);
+    mountOnboarding(app, {
+      authority: this.options.tls?.authority,
+      // The console's page is the listener's / when it serves both (cli serve).
+      path: this.options.console ? '/connect' : '/',
+      bases: () => this.bases(),
+    });
     // What answerDirectly left: bodies, HEAD, and paths that are no operation's (OPTIONS: cors.ts).
     app.route({ method: routedMethods(app, this.options.cors !== undefined), url: '*', handler: async (request, reply) => {
       const url = request.raw.url ?? '/';
@@ -306,15 +332,35 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     return this.runner.run(operation, params, origin, header, memoKey);
   }
 
-  /** Listens; rejects (and emits `error`) when the port is taken or the address is not ours. */
-  async start(): Promise<{ host: string; port: number }> {
+  /** The API's base URLs over HTTP, and over HTTPS when it listens there too. */
+  private bases(): { http: string[]; https: string[] } {
+    const address = this.app?.server.address();
+    const host = this.options.host ?? '127.0.0.1';
+    const reach = host === '0.0.0.0' || host === '::' ? '0.0.0.0' : host;
+    return {
+      http: typeof address === 'object' && address ? reachableAddresses(reach, address.port) : [],
+      https: this.httpsPort === undefined ? [] : reachableAddresses(reach, this.httpsPort, 'https'),
+    };
+  }
+
+  /**
+   * Listens; rejects (and emits `error`) when the port is taken or the address is not ours. A
+   * failure on the HTTPS port carries that port (`httpsPort`) for the message that names it.
+   */
+  async start(): Promise<{ host: string; port: number; httpsPort?: number }> {
     if (this.app) throw new Error('the listener is already running');
-    const app = await this.build();
+    const tls = this.options.tls;
+    // Issued (or renewed) for every address of this computer: a phone may use any of them.
+    const credentials = tls?.httpsPort === undefined ? undefined : await tls.authority.serverCredentials(listenerNames(lanAddresses()));
+    const app = await this.build(credentials);
     const host = this.options.host ?? '127.0.0.1';
     try {
       await app.listen({ host, port: this.options.port ?? 0 });
+      if (this.https) this.httpsPort = await listenOn(this.https.server, host, tls?.httpsPort ?? 0);
     } catch (error) {
       await app.close().catch(() => undefined);
+      this.https?.server.close();
+      this.https = undefined;
       const failure = error instanceof Error ? error : new Error(String(error));
       if (this.listenerCount('error') > 0) this.emit('error', failure);
       throw failure;
@@ -323,7 +369,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (this.options.port ?? 0);
     this.emit('listening', { host, port });
-    return { host, port };
+    return this.httpsPort === undefined ? { host, port } : { host, port, httpsPort: this.httpsPort };
   }
 
   async stop(): Promise<void> {
@@ -332,8 +378,30 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     this.app = undefined;
     const closing = app.close();
     this.guard?.closeSilent();
+    const https = this.https;
+    this.https = undefined;
+    this.httpsPort = undefined;
+    if (https) {
+      const closed = new Promise<void>((resolve) => https.server.close(() => resolve()));
+      https.guard.closeSilent();
+      https.server.closeIdleConnections();
+      await closed;
+    }
     await closing;
     this.emit('closed');
   }
 }
 
+
+/** Listens on host:port; rejects with the error, marked as the HTTPS port's (`httpsPort`). */
+function listenOn(server: HttpsServer, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: Error): void => reject(Object.assign(error, { httpsPort: port }));
+    server.once('error', failed);
+    server.listen({ host, port }, () => {
+      server.off('error', failed);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}

@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { consoleOptions, fixedListener } from '../../main/app/console.js';
-import { lanAddresses, ownNames, hostName } from '../../main/http/host-allowlist.js';
+import { lanAddresses } from '../../main/http/addresses.js';
+import { ownNames, hostName } from '../../main/http/host-allowlist.js';
 import { ApiServer } from '../../main/http/server.js';
 import { rawRequest } from '../support/raw-http.js';
 import { testCore, type TestCore } from '../support/core.js';

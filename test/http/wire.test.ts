@@ -84,7 +84,7 @@ describe('paths, versions and formats', () => {
     ['/1/users.xml', 400, 'EXCEPTION_UNSUPPORTED_FORMAT'],
     ['/1/nothing.json', 404, 'EXCEPTION_NOT_FOUND'],
     ['/1/users', 404, 'EXCEPTION_NOT_FOUND'],
-    ['/', 404, 'EXCEPTION_NOT_FOUND'],
+    ['/nothing', 404, 'EXCEPTION_NOT_FOUND'],
     ['/1/users/%E0%A4%A/show.json', 400, 'EXCEPTION_MALFORMED_REQUEST'],
   ])('%s answers %i %s', async (path, status, description) => {
     const r = await t.get(path, { access_token: admin });

@@ -328,7 +328,7 @@ const DEFECTS: Record<string, Defect> = {
   })),
   notHttp: (r) => fc.oneof(oneOf('\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03', 'HELLO\r\n\r\n', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'GET\r\n\r\n', 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n', 'POST /1/users.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n'), fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 200 }).map((s) => `\x01${s}\r\n\r\n`))
     .map((wire) => ({ ...r, defect: 'notHttp', transport: 'cut' as const, framing: { wire }, expect: MALFORMED })),
-  badPath: (r) => fc.tuple(oneOf('/2/users.json', '/v1/users.json', '/01/pois/get.json', '/1/users.xml', '/1/pois/get.JSON', '/1/pois/get.js', '/1/nothing.json', '/1/users', '/1//pois/get.json', '/1/pois/get.json/', '/1/users/%E0%A4%A/show.json', '/1/users/%ZZ.json', '/1/users/..%2F..%2Fetc/show.json', '/1/users/a%00b/show.json', '/1/users/x/reset-pass.json', '/1/pois/.json', '/', '/1/', '/1/pois/get.json;x=1', `/1/pois/${'g'.repeat(5000)}.json`), fc.boolean())
+  badPath: (r) => fc.tuple(oneOf('/2/users.json', '/v1/users.json', '/01/pois/get.json', '/1/users.xml', '/1/pois/get.JSON', '/1/pois/get.js', '/1/nothing.json', '/1/users', '/1//pois/get.json', '/1/pois/get.json/', '/1/users/%E0%A4%A/show.json', '/1/users/%ZZ.json', '/1/users/..%2F..%2Fetc/show.json', '/1/users/a%00b/show.json', '/1/users/x/reset-pass.json', '/1/pois/.json', '/index.html', '/1/', '/1/pois/get.json;x=1', `/1/pois/${'g'.repeat(5000)}.json`), fc.boolean())
     .map(([path, raw]) => ({ ...r, path, defect: 'badPath', transport: raw ? ('raw' as const) : r.transport, shape: 'none' as const })),
 };
 

@@ -23,6 +23,8 @@ export interface ListenerSettings {
   scope: ListenerScope;
   /** Origins allowed to call the API from a browser (shared/cors.ts); absent in a configure: kept as saved. */
   corsOrigins?: string[];
+  /** Also serve over HTTPS on this port; null or absent: HTTP only. */
+  httpsPort?: number | null;
 }
 
 const DEFAULT_MAP: Settings = {
@@ -37,8 +39,15 @@ const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, scope: 
 const schemas = {
   map: mapSettings,
   backups: backupSettings,
-  // Settings saved before CORS existed have no corsOrigins: they read as none, not as invalid.
-  listener: z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535), scope: z.enum(LISTENER_SCOPES), corsOrigins: corsOrigins.default([]) }),
+  // Settings saved before CORS or HTTPS existed read as no origins and HTTP only, not as invalid.
+  listener: z.object({
+    enabled: z.boolean(),
+    port: z.number().int().min(1).max(65535),
+    scope: z.enum(LISTENER_SCOPES),
+    corsOrigins: corsOrigins.default([]),
+    // Absent (settings saved before HTTPS existed, or HTTPS off): HTTP only.
+    httpsPort: z.number().int().min(1).max(65535).optional(),
+  }),
 };
 
 /**
@@ -91,8 +100,8 @@ export class SettingsStore {
     return this.get('listener', schemas.listener, DEFAULT_LISTENER);
   }
 
-  setListener(settings: ListenerSettings): void {
-    const value = JSON.stringify(schemas.listener.parse(settings));
+  setListener({ httpsPort, ...rest }: ListenerSettings): void {
+    const value = JSON.stringify(schemas.listener.parse(httpsPort === null || httpsPort === undefined ? rest : { ...rest, httpsPort }));
     this.writes.now(CONSOLE, () => this.write.run('listener', value));
   }
 }

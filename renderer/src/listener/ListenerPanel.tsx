@@ -13,11 +13,17 @@ interface ListenerForm {
   port: string;
   scope: ListenerScope;
   corsOrigins: string[];
+  /** Empty: HTTP only. */
+  httpsPort: string;
 }
 
 const SCOPES = [
   { scope: 'local', label: 'This computer only', hint: 'Only programs on this computer can reach it (127.0.0.1).' },
-  { scope: 'lan', label: 'Local network', hint: 'Phones and devices on your network can reach it. It speaks plain HTTP: use it on networks you trust.' },
+  {
+    scope: 'lan',
+    label: 'Local network',
+    hint: 'Phones and devices on your network can reach it. It speaks plain HTTP, and HTTPS too when an HTTPS port is set: use plain HTTP on networks you trust.',
+  },
 ] as const satisfies ReadonlyArray<{ scope: ListenerScope; label: string; hint: string }>;
 
 /** The local HTTP API listener: where it can be reached, and switching it on, off or elsewhere. */
@@ -66,9 +72,16 @@ function ListenerState({ status }: { status: ListenerStatus }) {
         </p>
       )}
       <p>
-        Port {status.port}, reachable from {status.scope === 'lan' ? 'the local network' : 'this computer only'}
+        Port {status.port}
+        {status.httpsPort ? `, HTTPS port ${status.httpsPort}` : ''}, reachable from {status.scope === 'lan' ? 'the local network' : 'this computer only'}
         {status.enabled ? '' : ' (switched off)'}.
       </p>
+      {status.state === 'listening' && (
+        <p className="note">
+          To connect a phone, open one of these addresses on it without /1/ (not 127.0.0.1, which is the phone itself): that page gives the
+          addresses and the certificate to trust.
+        </p>
+      )}
       <h3>Addresses</h3>
       {status.addresses.length === 0 && <p className="note">None: the listener is not listening.</p>}
       <ul className="addresses" data-testid="listener-addresses">
@@ -115,7 +128,13 @@ function GuardsState({ status }: { status: ListenerStatus }) {
 function ConfigureForm({ status }: { status: ListenerStatus }) {
   const configure = useConfigureListener();
   // Initialised once from the status; the polling that follows does not overwrite what is typed.
-  const [form, setForm] = useState<ListenerForm>(() => ({ enabled: status.enabled, port: String(status.port), scope: status.scope, corsOrigins: status.corsOrigins ?? [] }));
+  const [form, setForm] = useState<ListenerForm>(() => ({
+    enabled: status.enabled,
+    port: String(status.port),
+    scope: status.scope,
+    corsOrigins: status.corsOrigins ?? [],
+    httpsPort: status.httpsPort ? String(status.httpsPort) : '',
+  }));
   const errors = configure.errors;
   const scopeHintId = useId();
 
@@ -123,7 +142,8 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
     e.preventDefault();
     if (configure.isPending) return;
     const port = form.port.trim() === '' ? 0 : Number(form.port);
-    configure.submit({ enabled: form.enabled, port, scope: form.scope, corsOrigins: form.corsOrigins });
+    const httpsPort = form.httpsPort.trim() === '' ? null : Number(form.httpsPort);
+    configure.submit({ enabled: form.enabled, port, scope: form.scope, corsOrigins: form.corsOrigins, httpsPort });
   };
 
   return (
@@ -141,6 +161,16 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
         error={errors.field('port')}
         required
         hint="1 to 65535. The platform's clients usually use 8080."
+      />
+      <Field
+        label="HTTPS port"
+        name="httpsPort"
+        type="number"
+        step="1"
+        value={form.httpsPort}
+        onChange={(httpsPort) => setForm((f) => ({ ...f, httpsPort }))}
+        error={errors.field('httpsPort')}
+        hint="Optional: also serve over HTTPS on this port (for example 8443), with a certificate phones can trust. Leave it empty for plain HTTP only."
       />
       <fieldset className="choices" aria-describedby={scopeHintId}>
         <legend>Reachable from</legend>
