@@ -195,6 +195,11 @@ test('at a phone width (390 px) and on a desktop, no label or button in the side
   const spot = { lat: 41.3795, lng: 2.1802 };
   const a = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { ...spot, name: 'Kiosk Rambla del Mar', categories: [7], geocode: false } });
   const b = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { ...spot, name: 'Kiosk Rambla del Mar!', categories: [7], geocode: false } });
+  // A second pair, left unopened: its "Merge…" stays a button (a class shared with the form's field
+  // pairs made it a squeezed flex item, "Merge" over "…", once another pair was on the list).
+  const elsewhere = { lat: 41.3851, lng: 2.1734 };
+  const c = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { ...elsewhere, name: 'Café Plaza Nueva', categories: [7], geocode: false } });
+  const d = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { ...elsewhere, name: 'Cafe Plaza Nueva.', categories: [7], geocode: false } });
   const tabs = page.getByRole('navigation', { name: 'Panels' });
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 844 });
@@ -209,7 +214,7 @@ test('at a phone width (390 px) and on a desktop, no label or button in the side
       expect(await brokenWords(page), `${name} at ${width} px`).toEqual([]);
     }
   }
-  for (const p of [a, b]) await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: p.id });
+  for (const p of [a, b, c, d]) await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: p.id });
 });
 
 test('the page has an icon of its own: no request for /favicon.ico fails', async ({ page, info }) => {

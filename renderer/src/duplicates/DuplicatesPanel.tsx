@@ -8,7 +8,7 @@ import { useDuplicatePairs } from './queries';
 function Pair({ clientId, pair, onOpen }: { clientId: string; pair: DuplicatePair; onOpen: (poi: number) => void }) {
   const [merging, setMerging] = useState(false);
   return (
-    <li className="pair">
+    <li className="duplicate-pair">
       <p>
         <button type="button" className="link" onClick={() => onOpen(pair.a.id)}>
           {pair.a.name}
