@@ -63,6 +63,8 @@ test('on an 800 × 1280 tablet by touch, every control, link and pin on every pa
   expect(await page.evaluate(() => matchMedia('(pointer: coarse)').matches)).toBe(true);
   const a = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { lat: 43.2965, lng: 5.3698, name: 'Touch target A', categories: [7], geocode: false } });
   const b = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { lat: 43.2975, lng: 5.3748, name: 'Touch target B', categories: [7], geocode: false } });
+  // A possible duplicate of B, so that the Duplicates panel lists a pair: its names' links sit over its Merge button.
+  const b2 = await consoleOp<PoiReply>(page, 'pois.add', { clientId: info.clientId, fields: { lat: 43.2975, lng: 5.3748, name: 'Touch target B.', categories: [7], geocode: false } });
   await centreOn(page, 43.297, 5.372, 16);
   // The upright tablet's layout: the map over the panel, as wide as the screen.
   const map = (await page.locator('.leaflet-container').boundingBox())!;
@@ -88,5 +90,5 @@ test('on an 800 × 1280 tablet by touch, every control, link and pin on every pa
   await check('Map layers');
   expect(problems).toEqual({});
 
-  for (const poi of [a, b]) await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: poi.id });
+  for (const poi of [a, b, b2]) await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi: poi.id });
 });
