@@ -3,6 +3,7 @@ import { runBackup, runBackupsCommand, runRestore } from './cli/backup-commands.
 import { runClientCommand } from './cli/client-commands.js';
 import { COMMANDS, FLAGS, HELP, type CliOptions, type CommandGroup } from './cli/commands.js';
 import { runConsoleCommand } from './cli/console-commands.js';
+import { runCaCommand } from './cli/ca-commands.js';
 import { runMapCommand } from './cli/map-commands.js';
 import { runPoiCommand } from './cli/poi-commands.js';
 import { runUndoCommand } from './cli/undo-commands.js';
@@ -30,6 +31,7 @@ const HANDLERS = {
   backups: (sub, _rest, options) => runBackupsCommand(sub, options),
   restore: (target, _rest, options) => runRestore(target, options),
   console: (sub, _rest, options) => runConsoleCommand(sub, options),
+  ca: (sub, _rest, options) => runCaCommand(sub, options),
 } satisfies Record<CommandGroup, Handler>;
 
 const isGroup = (word: string): word is CommandGroup => COMMANDS.some((c) => c.command.split(' ')[0] === word);

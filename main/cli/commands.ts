@@ -360,6 +360,26 @@ export const COMMANDS = [
       'Running consoles (`npm start`, `serve`) refuse the old token at once; their open tabs ask for the new one without losing a form.',
     ],
   },
+  {
+    command: 'ca show',
+    args: '[--data DIR]',
+    flags: ['data'],
+    summary: "Prints the folder's certificate authority: its file, SHA-256 fingerprint and end",
+    description: [
+      'Prints `{"certificate", "sha256", "notAfter"}` of the certificate authority that signs the listener\'s HTTPS certificate, making it on first use (see [Connect a phone](devices.md#connect-a-phone)).',
+      'The fingerprint is what a phone shows when the certificate is installed: compare them.',
+    ],
+  },
+  {
+    command: 'ca rotate',
+    args: '[--data DIR]',
+    flags: ['data'],
+    summary: 'Replaces the certificate authority with a new one; phones must install it again',
+    description: [
+      'Makes a new certificate authority (new key) in place of the old, for a key that may have leaked, and prints it as `ca show` does.',
+      'Phones that trusted the old one must install the new one (`/ca.pem`); a running listener serves a certificate signed by the new one after its next certificate check.',
+    ],
+  },
 ] as const satisfies readonly Command[];
 
 type FirstWord<S extends string> = S extends `${infer W} ${string}` ? W : S;

@@ -1,5 +1,5 @@
 import { randomBytes, webcrypto } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type * as X509 from '@peculiar/x509';
@@ -204,6 +204,19 @@ export class LocalAuthority {
       writeWhole(keyFile, key, PRIVATE_FILE_MODE);
       writeWhole(certFile, cert.toString('pem'), 0o644);
       return { key, cert: cert.toString('pem'), notAfter };
+    });
+  }
+
+  /**
+   * A new authority (new key, new certificate) in place of the old, for a key that may have
+   * leaked: every phone must install the new certificate, and the server certificate is issued
+   * again at its next request. Returns the new authority's certificate (PEM).
+   */
+  rotate(): Promise<string> {
+    return this.serially(async () => {
+      // The server's files first: one left without its authority would be refused at the next issue anyway.
+      for (const file of ['serverCert', 'serverKey', 'caCert', 'caKey'] as const) rmSync(this.path(file), { force: true });
+      return (await this.authority()).cert.toString('pem');
     });
   }
 }
