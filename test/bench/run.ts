@@ -14,10 +14,11 @@ import { benchMap, mapRows } from './map.js';
 import { benchScale } from './scale.js';
 import { buildRows, contentionRows, HEADERS, renderTable, scaleRows } from './table.js';
 import { findWrk } from './wrk.js';
+import { benchTls, tlsRows } from './tls.js';
 
 /**
- * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,pois,contention,scale,map,basemap,exports,imports,sync] [-- --baseline REF [--rounds N]]`: measures the HTTP API
- * against a bare node:http server, login, the POI queries on N POIs (default 1,000,000; 100,000
+ * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,tls,pois,contention,scale,map,basemap,exports,imports,sync] [-- --baseline REF [--rounds N]]`: measures the HTTP API
+ * against a bare node:http server, login, HTTP against HTTPS, the POI queries on N POIs (default 1,000,000; 100,000
  * with --quick; 10,000,000 with --huge) and, served by the CLI on them, map views, near queries,
  * the serving process's memory and a get.json beside heavy requests; prints one table and writes it, with
  * every run, as JSON under test/bench/results/. HTTP loads come from wrk when it is on the PATH
@@ -41,7 +42,7 @@ const count = Number(values.pois ?? (quick ? 100_000 : 1_000_000));
 // --huge: the scale section (map views, near queries, memory behind the CLI) on 10,000,000 POIs.
 const scaleCount = huge ? 10_000_000 : count;
 if (!Number.isInteger(count) || count < 1000) throw new Error('--pois must be an integer of at least 1000');
-const only = new Set((values.only ?? 'http,pois,contention,scale,map,basemap,exports,imports,sync').split(','));
+const only = new Set((values.only ?? 'http,tls,pois,contention,scale,map,basemap,exports,imports,sync').split(','));
 const plan = quick
   ? { seconds: 3, warmup: 1, repeats: 3, loginSeconds: 3, scaleSeconds: 3 }
   : { seconds: 10, warmup: 2, repeats: 3, loginSeconds: 5, scaleSeconds: 10 };
@@ -59,6 +60,8 @@ try {
   const http = only.has('http')
     ? await benchHttp({ dir: scratch, connections, seconds: plan.seconds, warmup: plan.warmup, repeats: plan.repeats, loginSeconds: plan.loginSeconds, log: console.log })
     : undefined;
+  // The same loads over the listener's plain and TLS ports (serve --https-port).
+  const tls = only.has('tls') ? await benchTls({ dir: scratch, connections, seconds: plan.seconds, warmup: plan.warmup, repeats: plan.repeats, log: console.log }) : undefined;
   const pois = only.has('pois') ? benchPois(count) : undefined;
   const contention =
     only.has('contention') && findWrk()
@@ -78,7 +81,7 @@ try {
   const syncSizes = [quick ? 20_000 : 100_000, quick ? 100_000 : 1_000_000] as const;
   const compared = only.has('sync') && values.baseline ? await benchSyncAgainst(values.baseline, ...syncSizes, Number(values.rounds ?? 3)) : undefined;
   const sync = compared?.current ?? (only.has('sync') ? await benchSync(...syncSizes) : undefined);
-  const rows = [...buildRows(http, pois), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...importRows(imports), ...syncRows(sync, compared && { result: compared.baseline, ref: compared.ref })];
+  const rows = [...buildRows(http, pois), ...tlsRows(tls), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...importRows(imports), ...syncRows(sync, compared && { result: compared.baseline, ref: compared.ref })];
   const tool = findWrk() ?? 'Node keep-alive generator (no wrk on the PATH)';
   console.log('');
   console.log(renderTable(rows));
@@ -99,6 +102,7 @@ try {
     plan: { ...plan, connections, pois: count },
     table: { headers: HEADERS, rows },
     http,
+    tls,
     pois,
     contention,
     scale,

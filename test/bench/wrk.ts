@@ -64,9 +64,11 @@ export interface WrkRun {
   threads?: number;
   /** Where the script file is written. */
   dir: string;
+  /** https: wrk speaks TLS (it checks no certificate, so the local authority's need not be trusted). */
+  scheme?: 'http' | 'https';
 }
 
-/** Runs `wrk --latency` with a Lua script against 127.0.0.1:PORT; at most `seconds` + 30 s. */
+/** Runs `wrk --latency` with a Lua script against SCHEME://127.0.0.1:PORT; at most `seconds` + 30 s. */
 export async function runWrk(run: WrkRun): Promise<LoadResult> {
   const file = join(run.dir, `wrk-${process.pid}-${Date.now()}.lua`);
   writeFileSync(file, run.script + DONE);
@@ -79,7 +81,7 @@ export async function runWrk(run: WrkRun): Promise<LoadResult> {
     '--latency',
     '-s',
     file,
-    `http://127.0.0.1:${run.port}/`,
+    `${run.scheme ?? 'http'}://127.0.0.1:${run.port}/`,
   ];
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
