@@ -42,16 +42,21 @@ export interface ServerCredentials {
   notAfter: Date;
 }
 
-/** The names a listener on this computer can be reached by, given its LAN IPv4 addresses. */
-export function listenerNames(lanAddresses: readonly string[]): ServerNames {
+/**
+ * The names a listener on this computer can be reached by, given its LAN IPv4 addresses, and
+ * `extraNames` it is known by besides (its `.local` name on the network, docs/devices.md).
+ */
+export function listenerNames(lanAddresses: readonly string[], extraNames: readonly string[] = []): ServerNames {
   const host = hostname().toLowerCase();
   // A DNS name takes letters, digits, hyphens and dots; a host name with anything else is left out.
-  const hostNames = /^[a-z0-9.-]+$/.test(host) ? [host, host.endsWith('.local') ? host : `${host}.local`] : [];
-  return { ips: unique(['127.0.0.1', '::1', ...lanAddresses]), dns: unique(['localhost', ...hostNames]) };
+  const dnsName = (name: string): boolean => /^[a-z0-9.-]+$/.test(name);
+  const hostNames = dnsName(host) ? [host, host.endsWith('.local') ? host : `${host}.local`] : [];
+  const extra = extraNames.map((n) => n.toLowerCase()).filter(dnsName);
+  return { ips: unique(['127.0.0.1', '::1', ...lanAddresses]), dns: unique(['localhost', ...hostNames, ...extra]) };
 }
 
 const unique = (list: readonly string[]): string[] => [...new Set(list)];
-const sameNames = (a: ServerNames, b: ServerNames): boolean =>
+export const sameNames = (a: ServerNames, b: ServerNames): boolean =>
   JSON.stringify([[...a.ips].sort(), [...a.dns].sort()]) === JSON.stringify([[...b.ips].sort(), [...b.dns].sort()]);
 
 /** A positive serial number of 16 random bytes (RFC 5280: at most 20 octets, positive). */
