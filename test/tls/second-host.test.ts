@@ -1,4 +1,6 @@
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +22,8 @@ const run = promisify(execFile);
 const COMMAND_TIMEOUT_MS = 15_000;
 /** How long the phone listens for mDNS answers. */
 const MDNS_WAIT_MS = 5000;
+/** `serve` builds the admin UI first when it is stale. */
+const SERVE_START_MS = 60_000;
 
 const why = ((): string | undefined => {
   if (process.platform !== 'linux') return 'network namespaces are Linux only';
@@ -137,6 +141,20 @@ describe.skipIf(why !== undefined)('a second host on a private network', () => {
     const { stdout } = await inNamespace(process.execPath, '-e', CLIENT, JSON.stringify(options));
     return JSON.parse(stdout) as Fetched;
   };
+  const resolveFromNamespace = async (name: string, waitMs = MDNS_WAIT_MS): Promise<Resolved> =>
+    JSON.parse((await inNamespace(process.execPath, '-e', RESOLVE, name, 'https', String(waitMs))).stdout) as Resolved;
+  /** Listens in the namespace for NAME.local's goodbye while `leave` runs; true when it came. */
+  const goodbyeWhile = async (name: string, leave: () => Promise<unknown>): Promise<boolean> => {
+    const watcher = spawn('ip', ['netns', 'exec', NS, process.execPath, '-e', GOODBYE, name, String(MDNS_WAIT_MS)], { cwd: root, timeout: COMMAND_TIMEOUT_MS });
+    const heard = new Promise<string>((resolve) => {
+      let text = '';
+      watcher.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      watcher.on('close', () => resolve(text));
+    });
+    await new Promise<void>((resolve) => watcher.stdout.once('data', () => resolve()));
+    await leave();
+    return (await heard).includes('"goodbye":true');
+  };
   const caFile = (): string => join(listener?.dir ?? '', 'phone-ca.pem');
   /** The authority's certificate as the first test downloads it, for tests that may run alone. */
   const authorityFile = (): string => join(listener?.dir ?? '', 'tls', 'ca.pem');
@@ -205,9 +223,8 @@ describe.skipIf(why !== undefined)('a second host on a private network', () => {
     expect(local).toMatch(/^poi-[0-9a-f]{6}\.local$/);
     const name = local.slice(0, -'.local'.length);
 
-    const { stdout } = await inNamespace(process.execPath, '-e', RESOLVE, name, 'https', String(MDNS_WAIT_MS));
-    const resolved = JSON.parse(stdout) as Resolved;
-    if (resolved.addresses === undefined) throw new Error(`multicast DNS found nothing from the namespace: ${stdout}`);
+    const resolved = await resolveFromNamespace(name);
+    if (resolved.addresses === undefined) throw new Error(`multicast DNS found nothing from the namespace: ${JSON.stringify(resolved)}`);
     expect(resolved.addresses).toContain(HOST_IP);
     expect(resolved.service).toMatchObject({ name, host: local, port: status.httpsPort, txt: { path: '/1/' } });
 
@@ -223,17 +240,56 @@ describe.skipIf(why !== undefined)('a second host on a private network', () => {
     expect((await fetchFromNamespace({ url, address: HOST_IP })).error).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
 
     // Back to "This computer only": a goodbye, then no answer.
-    const watcher = spawn('ip', ['netns', 'exec', NS, process.execPath, '-e', GOODBYE, name, String(MDNS_WAIT_MS)], { cwd: root, timeout: COMMAND_TIMEOUT_MS });
-    const heard = new Promise<string>((resolve) => {
-      let text = '';
-      watcher.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      watcher.on('close', () => resolve(text));
-    });
-    await new Promise<void>((resolve) => watcher.stdout.once('data', () => resolve()));
-    const alone = await control.configure({ enabled: true, port: status.port, scope: 'local', httpsPort: status.httpsPort });
-    expect(alone.mdnsName).toBeUndefined();
-    expect(await heard).toContain('"goodbye":true');
-    const gone = JSON.parse((await inNamespace(process.execPath, '-e', RESOLVE, name, 'https', '2000')).stdout) as Resolved;
-    expect(gone).toEqual({});
+    const leaves = goodbyeWhile(name, () => (control as ListenerControl).configure({ enabled: true, port: status.port, scope: 'local', httpsPort: status.httpsPort }));
+    expect(await leaves).toBe(true);
+    expect(control.status().mdnsName).toBeUndefined();
+    expect(await resolveFromNamespace(name, 2000)).toEqual({});
   }, 60_000);
+
+  it('is announced by serve --host 0.0.0.0 until it stops, and not with --no-mdns', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'poi-serve-mdns-'));
+    const children: ChildProcessWithoutNullStreams[] = [];
+    /** Starts serve; answers what it printed up to its admin UI line, and its exit. */
+    const serve = async (...flags: string[]): Promise<{ output: string; exited: Promise<number | null>; child: ChildProcessWithoutNullStreams }> => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli.ts', 'serve', '--data', data, '--host', '0.0.0.0', ...flags], { cwd: root });
+      children.push(child);
+      const killer = setTimeout(() => child.kill('SIGKILL'), SERVE_START_MS + 30_000);
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))).finally(() => clearTimeout(killer));
+      const output = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        child.stdout.on('data', (c: Buffer) => {
+          text += c.toString();
+          if (text.includes('Admin UI')) resolve(text);
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${text}`)));
+      });
+      return { output, exited, child };
+    };
+    try {
+      const [port, httpsPort] = [await freePort(), await freePort()];
+      const first = await serve('--port', String(port), '--https-port', String(httpsPort));
+      const said = /On the local network as (poi-[0-9a-f]{6})\.local \(mDNS\): (.*)/.exec(first.output);
+      if (!said) throw new Error(`serve did not say its .local name: ${first.output}`);
+      const name = said[1] ?? '';
+      expect(said[2]).toBe(`http://${name}.local:${port}/1/, https://${name}.local:${httpsPort}/1/`);
+      const resolved = await resolveFromNamespace(name);
+      expect(resolved.addresses).toContain(HOST_IP);
+      expect(resolved.service).toMatchObject({ name, port: httpsPort });
+
+      const stops = goodbyeWhile(name, async () => {
+        first.child.kill('SIGTERM');
+        expect(await first.exited).toBe(0);
+      });
+      expect(await stops).toBe(true);
+
+      const second = await serve('--port', String(port), '--no-mdns');
+      expect(second.output).not.toContain('On the local network');
+      expect(await resolveFromNamespace(name, 2000)).toEqual({});
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    } finally {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 3 * SERVE_START_MS);
 });
