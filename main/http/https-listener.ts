@@ -2,11 +2,9 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerOptions as HttpServerOptions, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { RENEW_BEFORE_DAYS, listenerNames, sameNames, type LocalAuthority, type ServerCredentials, type ServerNames } from '../core/tls/authority.js';
+import { listenerNames, sameNames, type LocalAuthority, type ServerCredentials, type ServerNames } from '../core/tls/authority.js';
 import { ADDRESS_CHECK_MS, lanAddresses } from './addresses.js';
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** What the HTTPS port's certificate is issued from (server.ts, `tls`). */
 export interface HttpsSetup {
@@ -30,8 +28,6 @@ export interface PlainAnswers {
 }
 
 export interface HttpsListenerEvents {
-  /** A new certificate is in use, for these names. */
-  reissued: [ServerNames];
   /** A reissue failed: the certificate in use stays. */
   error: [Error];
 }
@@ -97,16 +93,14 @@ export class HttpsListener extends EventEmitter<HttpsListenerEvents> {
   private async check(): Promise<void> {
     if (this.checking || !this.server) return;
     const names = namesNow(this.setup);
-    const ending = this.credentials.notAfter.getTime() - Date.now() < RENEW_BEFORE_DAYS * DAY_MS;
-    if (sameNames(names, this.names) && !ending) return;
+    if (sameNames(names, this.names) && !this.setup.authority.renewalDue(this.credentials.notAfter)) return;
     this.checking = true;
     try {
       const credentials = await this.setup.authority.serverCredentials(names);
-      if (!this.server) return;
+      this.names = names;
+      if (!this.server || credentials.cert === this.credentials.cert) return;
       this.server.setSecureContext({ key: credentials.key, cert: credentials.cert });
       this.credentials = credentials;
-      this.names = names;
-      this.emit('reissued', names);
     } catch (error) {
       if (this.listenerCount('error') > 0) this.emit('error', error instanceof Error ? error : new Error(String(error)));
     } finally {

@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { checkServerIdentity, connect, type PeerCertificate } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SERVER_CERT_DAYS, RENEW_BEFORE_DAYS } from '../../main/core/tls/authority.js';
 import { ApiServer } from '../../main/http/server.js';
 import { testCore, type TestCore } from '../support/core.js';
 
@@ -15,6 +16,7 @@ import { testCore, type TestCore } from '../support/core.js';
 const CHECK_MS = 100;
 const WAIT_MS = 10_000;
 const NEW_ADDRESS = '10.9.9.1';
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 let dir: string;
 let core: TestCore;
@@ -100,5 +102,28 @@ describe('a running HTTPS listener whose addresses change', () => {
     } finally {
       agent.destroy();
     }
+  }, 30_000);
+
+  it(`issues a new certificate within ${RENEW_BEFORE_DAYS} days of the end of the one in use, by the core's clock`, async () => {
+    /** The end of the certificate served now (its dates only: the core's clock is not the TLS client's). */
+    const servedUntil = (): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port: httpsPort, rejectUnauthorized: false, timeout: 5000 }, () => {
+          resolve(Date.parse(socket.getPeerCertificate().valid_to));
+          socket.end();
+        });
+        socket.on('error', reject).on('timeout', () => socket.destroy(new Error('timed out')));
+      });
+    const first = await servedUntil();
+    await new Promise((resolve) => setTimeout(resolve, CHECK_MS * 3));
+    expect(await servedUntil()).toBe(first);
+
+    core.clock.advance((MAX_SERVER_CERT_DAYS - RENEW_BEFORE_DAYS + 1) * DAY_MS);
+    let renewed = first;
+    for (const deadline = Date.now() + WAIT_MS; renewed === first && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, CHECK_MS));
+      renewed = await servedUntil();
+    }
+    expect(renewed - first).toBeGreaterThan((MAX_SERVER_CERT_DAYS - RENEW_BEFORE_DAYS) * DAY_MS);
   }, 30_000);
 });

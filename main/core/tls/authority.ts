@@ -161,6 +161,11 @@ export class LocalAuthority {
     return { cert, key: keys.privateKey };
   }
 
+  /** Whether a server certificate ending then is to be issued again: within RENEW_BEFORE_DAYS of its end, by this authority's clock. */
+  renewalDue(notAfter: Date): boolean {
+    return notAfter.getTime() - this.now() <= RENEW_BEFORE_DAYS * DAY_MS;
+  }
+
   /**
    * A server certificate for exactly these names, signed by the authority: the one on disk while
    * it lists the same names, was signed by this authority and has more than RENEW_BEFORE_DAYS
@@ -173,8 +178,7 @@ export class LocalAuthority {
       const [keyFile, certFile] = [this.path('serverKey'), this.path('serverCert')];
       if (existsSync(keyFile) && existsSync(certFile)) {
         const current = new x509.X509Certificate(readFileSync(certFile, 'utf8'));
-        const fresh = current.notAfter.getTime() - this.now() > RENEW_BEFORE_DAYS * DAY_MS;
-        if (fresh && sameNames(await namesOf(current.toString('pem')), names) && (await current.verify({ publicKey: ca.cert.publicKey, signatureOnly: true }, crypto))) {
+        if (!this.renewalDue(current.notAfter) && sameNames(await namesOf(current.toString('pem')), names) && (await current.verify({ publicKey: ca.cert.publicKey, signatureOnly: true }, crypto))) {
           return { key: readFileSync(keyFile, 'utf8'), cert: current.toString('pem'), notAfter: current.notAfter };
         }
       }
