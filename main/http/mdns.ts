@@ -98,6 +98,10 @@ export class LocalNameAdvertiser {
     const bonjour = new Bonjour(socket, report);
     // Its socket's 'error' (a port it may not bind) has no listener there, and would throw.
     socketEvents(bonjour)?.on('error', report);
+    // `host`: bonjour-service answers A queries for exactly this name (it defaults to the bare host
+    // name, without .local). No probe: the name is this data folder's own, and the responders of the
+    // other interfaces (every socket hears every interface's queries) would answer it, and the
+    // probe would give up.
     const service = { name: what.name, host: dotLocal(what.name), txt: API_PATH, disableIPv6: true, probe: false } as const;
     bonjour.publish({ ...service, type: 'http', port: what.port });
     if (what.httpsPort !== undefined) bonjour.publish({ ...service, type: 'https', port: what.httpsPort });
