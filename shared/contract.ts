@@ -324,6 +324,8 @@ export interface ListenerStatus {
   corsOrigins?: string[];
   /** The fault rules in force, as written (docs/devices.md#faults-on-purpose); none when absent. */
   faults?: string[];
+  /** The `.local` name announced on the local network (docs/devices.md#a-stable-name); absent when none is. */
+  mdnsName?: string;
 }
 
 export type Settings = z.output<typeof mapSettings>;

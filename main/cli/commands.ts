@@ -54,6 +54,7 @@ export const FLAGS = {
     description: `How the log is written: ${LOG_FORMATS.join(' or ')} (default pretty: lines a person reads; json: one JSON object per line, for a log collector, never a secret in it).`,
   },
   'no-reply-cache': { type: 'boolean', description: "Answers every get.json from the database, without the listener's memo and the cache of whole replies." },
+  'no-mdns': { type: 'boolean', description: "With --host 0.0.0.0: does not announce the listener's .local name on the local network (see devices.md)." },
   cors: {
     type: 'string',
     value: 'ORIGIN',
@@ -127,13 +128,14 @@ interface Command {
 export const COMMANDS = [
   {
     command: 'serve',
-    args: '[--data DIR] [--port N] [--https-port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...] [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache] [--log-format pretty|json] [--cors ORIGIN ...] [--fault RULE ...]',
-    flags: ['data', 'port', 'https-port', 'host', 'rate-limit', 'nominatim-url', 'geocode-timeout', 'no-reply-cache', 'log-format', 'cors', 'fault'],
+    args: '[--data DIR] [--port N] [--https-port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...] [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache] [--no-mdns] [--log-format pretty|json] [--cors ORIGIN ...] [--fault RULE ...]',
+    flags: ['data', 'port', 'https-port', 'host', 'rate-limit', 'nominatim-url', 'geocode-timeout', 'no-reply-cache', 'no-mdns', 'log-format', 'cors', 'fault'],
     summary: 'Serves the API and the admin UI on one listener, until Ctrl-C',
     description: [
       "Serves the API (default port 8080, host 127.0.0.1) and the admin UI on the same listener, at the `Admin UI: http://.../#token=...` address it prints (the data folder's console token).",
       'Builds the admin UI first when it is missing or older than its sources, as `npm start` does, and loads the offline geocoder before it listens (about half a second; it prints `Offline geocoder: 135,233 places, loaded in ... ms`), so that its first requests do not wait for it (`npm start` in browser mode does the same).',
       "`--https-port N` serves the same routes over HTTPS too, with a certificate for every address of this computer signed by the data folder's certificate authority; a phone trusts it once it has installed that authority from the listener's `/connect` page (see [Connect a phone](devices.md#connect-a-phone)).",
+      "With `--host 0.0.0.0` it announces its `.local` name on the local network by mDNS (`_http._tcp`, `_https._tcp`), so that a device can reach it as `https://NAME.local:PORT/` whatever its address; `--no-mdns` turns that off (see [A stable name](devices.md#a-stable-name)).",
       '`--nominatim-url` turns on online geocoding (see [Geocoding](api.md#geocoding)).',
       "`--no-reply-cache` answers every `get.json` from the database rather than from the listener's memo of repeated requests and the cache of whole replies (see [Performance](performance.md); the bench measures both).",
       'Logs one line per request (method, path, status, time; never the query string, where tokens travel); a client that hung up before its answer is logged with status 499, as nginx does (a write it sent is still made).',

@@ -8,6 +8,7 @@ import { offlineLoadStats } from '../core/geocode/index.js';
 import { createCore } from '../core/service.js';
 import { reachableAddresses } from '../http/listener-control.js';
 import { ApiServer } from '../http/server.js';
+import { dotLocal, LocalNameAdvertiser } from '../http/mdns.js';
 import { parseFaultRule } from '../http/faults.js';
 import type { CliOptions } from './commands.js';
 import { databasePath, parsePort, parsePositive } from './options.js';
@@ -70,9 +71,16 @@ export async function runServe(options: CliOptions): Promise<number> {
     error: null,
     corsOrigins: cors,
     faults: faults.map((r) => r.text),
+    ...(advertiser?.name === undefined ? {} : { mdnsName: advertiser.name }),
   }));
   const format = logFormatOf(options['log-format'], 'pretty');
   const logger = hostLogger({ format });
+  const localName = core.settings.localName();
+  // Only on every interface: the name resolves to each of this computer's addresses.
+  const advertiser =
+    reach === '0.0.0.0' && options['no-mdns'] !== true
+      ? new LocalNameAdvertiser({ onError: (e) => logger.warn({ err: e }, 'the .local name could not be announced on the local network') })
+      : undefined;
   // What a person starting it reads; as JSON lines, the same through the log.
   const say = (line: string): void => (format === 'json' ? logger.info(line) : console.log(line));
   const sync = new SyncAgent(core.syncSide, dir, { auto: true });
@@ -84,6 +92,7 @@ export async function runServe(options: CliOptions): Promise<number> {
     replyMemo: caching,
     cors: () => cors,
     faults,
+    localName: dotLocal(localName),
     ...(core.tls ? { tls: { authority: core.tls, httpsPort } } : {}),
   });
   // Never the query string, where tokens travel: the entry holds the path alone.
@@ -110,8 +119,12 @@ export async function runServe(options: CliOptions): Promise<number> {
         if (code === 'EADDRINUSE') throw new Error(`port ${port} is already in use; pick another with --port`, { cause: error });
         throw error;
       }
+      await advertiser?.advertise({ name: localName, port: boundPort, httpsPort: boundHttpsPort });
     },
-    close: () => server.stop(),
+    close: async () => {
+      await advertiser?.stop();
+      await server.stop();
+    },
   });
   const origin = `http://${hostForUrl(host)}:${boundPort}`;
   say(`Data: ${dir}`);
@@ -121,6 +134,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   if (faults.length > 0) say(`Faults on purpose: ${faults.map((r) => r.text).join('; ')}`);
   say(`API listening on ${origin}/1/`);
   if (boundHttpsPort !== undefined) say(`API listening on https://${hostForUrl(host)}:${boundHttpsPort}/1/ (to trust it on a phone: ${origin}/connect)`);
+  if (advertiser) say(`On the local network as ${dotLocal(localName)} (mDNS): http://${dotLocal(localName)}:${boundPort}/1/${boundHttpsPort === undefined ? '' : `, https://${dotLocal(localName)}:${boundHttpsPort}/1/`}`);
   // A log collector keeps what it is given: the token stays out of JSON lines.
   say(format === 'json' ? `Admin UI: ${origin}/ (its token is in ${dir}/console-token)` : `Admin UI: ${consoleAddress(origin, token())}`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {

@@ -46,8 +46,8 @@ export interface Core {
   events: Pick<CoreEvents, 'on'>;
   /** The core's clock (tokens expire by it). */
   now(): number;
-  /** The saved settings its host reads: the map's tile server (for the page's CSP), and the listener it owns. */
-  settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener'>;
+  /** The saved settings its host reads: the map's tile server (for the page's CSP), and the listener it owns (and its `.local` name). */
+  settings: Pick<SettingsStore, 'map' | 'listener' | 'setListener' | 'localName'>;
   /** Offline map packages: import and remove (hosts: CLI, upload route, desktop dialog) and their tiles. */
   maps: Pick<MapPackages, 'importFile' | 'importSampleOnFirstStart' | 'uploadPath' | 'tile' | 'list'>;
   /** An export as a job, into the data folder or (the desktop's save dialog) to `saveTo`; its file for a download once done. */

@@ -9,6 +9,12 @@ export function lanAddresses(): string[] {
   return addresses;
 }
 
+/**
+ * How often a running listener reads its addresses again, to follow a new Wi-Fi, a DHCP lease or
+ * a VPN: its certificate is issued again and its `.local` name announced with the new addresses.
+ */
+export const ADDRESS_CHECK_MS = 10_000;
+
 /** Every base URL of the API a device could use to reach a listener bound to host. */
 export function reachableAddresses(host: string, port: number, scheme: 'http' | 'https' = 'http'): string[] {
   const hosts = host === '0.0.0.0' ? ['127.0.0.1', ...lanAddresses()] : [host];

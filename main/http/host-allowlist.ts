@@ -32,10 +32,13 @@ export function hostName(header: string): string {
   return colon === -1 ? host : host.slice(0, colon);
 }
 
-/** The names a listener bound to `bound` answers to; `lan` reads the interfaces (tests give their own). */
-export function ownNames(bound: string, lan: () => string[] = lanAddresses): Set<string> {
+/**
+ * The names a listener bound to `bound` answers to; `lan` reads the interfaces (tests give their
+ * own); `extra`, names it is known by besides (its `.local` name, docs/devices.md#a-stable-name).
+ */
+export function ownNames(bound: string, lan: () => string[] = lanAddresses, extra: readonly string[] = []): Set<string> {
   const machine = hostname().toLowerCase();
-  const names = new Set<string>([...LOOPBACK_NAMES, machine, machine.endsWith('.local') ? machine : `${machine}.local`]);
+  const names = new Set<string>([...LOOPBACK_NAMES, machine, machine.endsWith('.local') ? machine : `${machine}.local`, ...extra.map((n) => n.toLowerCase())]);
   if (WILDCARDS.has(bound)) for (const a of lan()) names.add(a);
   else names.add(bound.includes(':') ? `[${bound.toLowerCase()}]` : bound.toLowerCase());
   return names;
@@ -55,8 +58,9 @@ export class HostAllowlist {
   constructor(
     private readonly bound: string,
     private readonly lan: () => string[] = lanAddresses,
+    private readonly extra: readonly string[] = [],
   ) {
-    this.names = ownNames(bound, lan);
+    this.names = ownNames(bound, lan, extra);
   }
 
   /** True for a request without Host (HTTP/1.0; an HTTP/1.1 one is refused apart) or one naming this listener. */
@@ -65,7 +69,7 @@ export class HostAllowlist {
     const name = hostName(host);
     if (this.names.has(name)) return true;
     if (!WILDCARDS.has(this.bound) || Date.now() - this.readAt < REFRESH_MS) return false;
-    this.names = ownNames(this.bound, this.lan);
+    this.names = ownNames(this.bound, this.lan, this.extra);
     this.readAt = Date.now();
     return this.names.has(name);
   }

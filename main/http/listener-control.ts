@@ -3,6 +3,7 @@ import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
 import { reachableAddresses } from './addresses.js';
+import { dotLocal, LocalNameAdvertiser } from './mdns.js';
 import { portHolder } from './port-holder.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
 
@@ -41,6 +42,8 @@ export class ListenerControl {
   /** The origins allowed to call the API from a browser, read by the running server on each request. */
   private corsOrigins: readonly string[] = [];
   private boundHttpsPort: number | undefined;
+  /** The `.local` name, announced while the listener is on the local network (mdns.ts). */
+  private readonly advertiser = new LocalNameAdvertiser({ onError: (error) => console.error(`poi listener: the .local name could not be announced: ${error.message}`) });
 
   constructor(
     private readonly core: Core,
@@ -60,6 +63,7 @@ export class ListenerControl {
       addresses: listening ? [...reachableAddresses(HOSTS[s.scope], port), ...(https === undefined ? [] : reachableAddresses(HOSTS[s.scope], https, 'https'))] : [],
       error: this.error,
       configurable: true,
+      ...(listening && this.advertiser.name !== undefined ? { mdnsName: this.advertiser.name } : {}),
     };
   }
 
@@ -102,7 +106,17 @@ export class ListenerControl {
     this.error = null;
     await old?.stop();
     this.save(next);
+    await this.announce();
     return this.status();
+  }
+
+  /** Announces the `.local` name while the listener is on the local network; says goodbye otherwise. */
+  private async announce(): Promise<void> {
+    if (this.state === 'listening' && this.running?.scope === 'lan') {
+      await this.advertiser.advertise({ name: this.core.settings.localName(), port: this.boundPort, httpsPort: this.boundHttpsPort });
+    } else {
+      await this.advertiser.stop();
+    }
   }
 
   /** Keeps the settings that now apply: in the database, and the origins the running server reads. */
@@ -147,6 +161,7 @@ export class ListenerControl {
       host: HOSTS[settings.scope],
       port: settings.port,
       cors: () => this.corsOrigins,
+      localName: dotLocal(this.core.settings.localName()),
       ...(authority ? { tls: { authority, httpsPort } } : {}),
     });
     api.on('request', this.onRequest);
@@ -163,6 +178,7 @@ export class ListenerControl {
       this.boundPort = server.port;
       this.boundHttpsPort = server.httpsPort;
       this.state = 'listening';
+      await this.announce();
     } catch (error) {
       // Someone took the old port in the moment it was free: nothing is listening any more.
       this.state = 'failed';
@@ -188,6 +204,7 @@ export class ListenerControl {
     this.server = undefined;
     this.running = undefined;
     this.state = 'stopped';
+    await this.advertiser.stop();
     await server?.stop();
   }
 }

@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type onRequestHookHandler } from 'fastify';
 import { errorBody, type ErrorBody } from '../../shared/errors.js';
@@ -18,8 +17,8 @@ import { JsonText } from './reply-memo.js';
 import { HostAllowlist, misdirected } from './host-allowlist.js';
 import { mountCors, routedMethods } from './cors.js';
 import { mountFaults, type FaultRule } from './faults.js';
-import { listenerNames, type LocalAuthority, type ServerCredentials } from '../core/tls/authority.js';
-import { lanAddresses, reachableAddresses } from './addresses.js';
+import { reachableAddresses } from './addresses.js';
+import { HttpsListener, type HttpsSetup } from './https-listener.js';
 import { mountOnboarding } from './onboarding.js';
 
 export interface ApiServerOptions {
@@ -43,9 +42,12 @@ export interface ApiServerOptions {
   faults?: readonly FaultRule[];
   /**
    * The data folder's certificate authority: its certificate is offered at /ca.pem and /ca.crt;
-   * with `httpsPort` (0 takes any free port) every route is served over HTTPS there too.
+   * with `httpsPort` (0 takes any free port) every route is served over HTTPS there too, with a
+   * certificate that follows the addresses (https-listener.ts).
    */
-  tls?: { authority: LocalAuthority; httpsPort?: number | undefined };
+  tls?: Omit<HttpsSetup, 'localName'> & { httpsPort?: number | undefined };
+  /** The listener's `.local` name (docs/devices.md#a-stable-name): answered to, and in the certificate. */
+  localName?: string | undefined;
 }
 
 /** One line of the request log. The query string is never logged: it carries tokens. */
@@ -69,6 +71,25 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** nginx's status for a client that closed its connection before its answer: logged, never sent. */
 const CLIENT_CLOSED_REQUEST = 499;
 const pathOf = (url: string): string => url.split('?', 1)[0]!;
+
+/**
+ * Requests Node cannot even parse as HTTP are answered in the API's shape, then closed. Headers
+ * that did not arrive in time (Node's check) come here too; a body that did not is answered by
+ * connection-guard.ts itself. On both ports.
+ */
+function answerClientError(error: Error, socket: Duplex): void {
+  if (!socket.writable) return;
+  const late = (error as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  socket.end(late ? LATE : closingAnswer(errorBody('MALFORMED_REQUEST', 'the request is not valid HTTP')));
+}
+
+/** CONNECT, which Node hands to no route, is answered instead of dropped. On both ports. */
+function refuseConnect(_request: IncomingMessage, socket: Duplex): void {
+  const body = JSON.stringify(errorBody('METHOD_NOT_ALLOWED', 'CONNECT is not allowed'));
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
 
 function sendError(reply: FastifyReply, body: ErrorBody, retryAfter?: number): void {
   if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
@@ -114,7 +135,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   /** The Host names it answers to (host-allowlist.ts). */
   private readonly hosts: HostAllowlist;
   /** The same routes over TLS, beside the plain listener, when `tls.httpsPort` is given. */
-  private https: { server: HttpsServer; guard: ConnectionGuard } | undefined;
+  private https: HttpsListener | undefined;
   private httpsPort: number | undefined;
 
   constructor(
@@ -123,7 +144,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   ) {
     super();
     this.runner = new ApiRunner(core, { memo: options.replyMemo ?? true });
-    this.hosts = new HostAllowlist(options.host ?? '127.0.0.1');
+    this.hosts = new HostAllowlist(options.host ?? '127.0.0.1', undefined, options.localName === undefined ? [] : [options.localName]);
   }
 
   /**
@@ -146,7 +167,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     return this.app !== undefined;
   }
 
-  private async build(credentials: ServerCredentials | undefined): Promise<FastifyInstance> {
+  private async build(secure: HttpsListener | undefined): Promise<FastifyInstance> {
     const limit = this.options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     const app = Fastify({
       logger: false,
@@ -167,16 +188,11 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
         const server = createServer(serverOptions, serve);
         const limits = { ...defaultConnectionLimits(), ...this.options.connections };
         this.guard = guardConnections(server, limits);
-        if (credentials) {
-          const secure = createHttpsServer({ ...serverOptions, key: credentials.key, cert: credentials.cert }, serve);
-          this.https = { server: secure, guard: guardConnections(secure, limits) };
+        if (secure) {
+          secure.serve(serve, { serverOptions, limits, onClientError: answerClientError, onConnect: refuseConnect });
+          this.https = secure;
         }
-        server.on('connect', (_req, socket: Duplex) => {
-          const body = JSON.stringify(errorBody('METHOD_NOT_ALLOWED', 'CONNECT is not allowed'));
-          socket.end(
-            `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-          );
-        });
+        server.on('connect', refuseConnect);
         return server;
       },
       bodyLimit: limit,
@@ -184,14 +200,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       // Errors Fastify meets before routing (an undecodable path) get our JSON shape too.
       frameworkErrors: (_error, _request, reply) =>
         sendError(reply, errorBody('MALFORMED_REQUEST', 'the path has a malformed percent-encoding')),
-      // Requests Node cannot even parse as HTTP are answered in the same shape, then closed.
-      // Headers that did not arrive in time (Node's check) come here too; a body that did not is
-      // answered by connection-guard.ts itself.
-      clientErrorHandler: (error, socket) => {
-        if (!socket.writable) return;
-        const late = (error as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
-        socket.end(late ? LATE : closingAnswer(errorBody('MALFORMED_REQUEST', 'the request is not valid HTTP')));
-      },
+      clientErrorHandler: answerClientError,
     });
     registerBodyParsers(app, limit);
     // RFC 9112: an HTTP/1.1 request without Host is a 400 (Node's own refusal would not be JSON).
@@ -234,7 +243,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       if (route.config?.upload !== true) return;
       const byProgress: onRequestHookHandler = (request, _reply, done) => {
         this.guard?.byProgress(request.raw);
-        this.https?.guard.byProgress(request.raw);
+        this.https?.guard?.byProgress(request.raw);
         done();
       };
       route.onRequest = [byProgress, ...[route.onRequest ?? []].flat()];
@@ -351,15 +360,16 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (this.app) throw new Error('the listener is already running');
     const tls = this.options.tls;
     // Issued (or renewed) for every address of this computer: a phone may use any of them.
-    const credentials = tls?.httpsPort === undefined ? undefined : await tls.authority.serverCredentials(listenerNames(lanAddresses()));
-    const app = await this.build(credentials);
+    const secure = tls?.httpsPort === undefined ? undefined : await HttpsListener.issue({ ...tls, localName: this.options.localName });
+    secure?.on('error', (error) => this.report(error));
+    const app = await this.build(secure);
     const host = this.options.host ?? '127.0.0.1';
     try {
       await app.listen({ host, port: this.options.port ?? 0 });
-      if (this.https) this.httpsPort = await listenOn(this.https.server, host, tls?.httpsPort ?? 0);
+      if (this.https) this.httpsPort = await this.https.listen(host, tls?.httpsPort ?? 0);
     } catch (error) {
       await app.close().catch(() => undefined);
-      this.https?.server.close();
+      await this.https?.close();
       this.https = undefined;
       const failure = error instanceof Error ? error : new Error(String(error));
       if (this.listenerCount('error') > 0) this.emit('error', failure);
@@ -381,27 +391,9 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     const https = this.https;
     this.https = undefined;
     this.httpsPort = undefined;
-    if (https) {
-      const closed = new Promise<void>((resolve) => https.server.close(() => resolve()));
-      https.guard.closeSilent();
-      https.server.closeIdleConnections();
-      await closed;
-    }
+    await https?.close();
     await closing;
     this.emit('closed');
   }
 }
 
-
-/** Listens on host:port; rejects with the error, marked as the HTTPS port's (`httpsPort`). */
-function listenOn(server: HttpsServer, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const failed = (error: Error): void => reject(Object.assign(error, { httpsPort: port }));
-    server.once('error', failed);
-    server.listen({ host, port }, () => {
-      server.off('error', failed);
-      const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : port);
-    });
-  });
-}

@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer } from 'node:net';
+import { connect } from 'node:tls';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +45,22 @@ describe('the listener over HTTPS', () => {
     expect(secure).toEqual({ status: 200, body: await plain.text() });
     // By name too: the certificate lists localhost.
     expect(await httpsGet(`${https.replace('127.0.0.1', 'localhost')}${poiUrl}`, ca)).toMatchObject({ status: 200 });
+  });
+
+  it('answers a request that is not HTTP, or has no Host, in the API’s JSON shape, as the plain port does', async () => {
+    const ca = readFileSync(join(dir, 'tls', 'ca.pem'), 'utf8');
+    const port = Number(new URL(https).port);
+    for (const request of ['GARBAGE\r\n\r\n', 'GET /1/pois/get.json HTTP/1.1\r\nConnection: close\r\n\r\n']) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port, ca, timeout: 10_000 }, () => socket.end(request));
+        let text = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(text)).on('error', reject).on('timeout', () => socket.destroy(new Error('timed out')));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toMatch(/\r\ncontent-type: application\/json/i);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 400, description: 'EXCEPTION_MALFORMED_REQUEST' });
+    }
   });
 
   it('is refused by a client that does not trust the authority', async () => {

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInvoke } from '../../main/app/console.js';
 import type { Core } from '../../main/core/service.js';
@@ -154,5 +157,37 @@ describe('the listener control, over real ports', () => {
     // Node alone waits for them until its 10 s headers timeout.
     expect(performance.now() - started).toBeLessThan(2000);
     await Promise.all(closed);
+  });
+
+  it('has one .local name per data folder, answers to it, and shows it only while on the local network', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'poi-local-name-'));
+    const file = join(dir, 'poi.sqlite');
+    let onDisk = testCore({ file });
+    let own = new ListenerControl(onDisk);
+    let open = true;
+    try {
+      const port = await freePort();
+      const lan = await own.configure({ enabled: true, port, scope: 'lan' });
+      expect(lan.mdnsName).toMatch(/^poi-[0-9a-f]{6}\.local$/);
+      const name = lan.mdnsName ?? '';
+      const byName = await fetch(`http://127.0.0.1:${port}/1/users/me/show.json`, { headers: { host: `${name}:${port}` } });
+      expect(byName.status).toBe(401);
+      const local = await own.configure({ enabled: true, port, scope: 'local' });
+      expect(local.mdnsName).toBeUndefined();
+      await own.stop();
+      onDisk.close();
+      open = false;
+
+      // The same name after a restart, from the data folder; another folder draws its own.
+      onDisk = testCore({ file });
+      open = true;
+      own = new ListenerControl(onDisk);
+      expect((await own.configure({ enabled: true, port, scope: 'lan' })).mdnsName).toBe(name);
+      expect(core.settings.localName()).not.toBe(name.slice(0, -'.local'.length));
+    } finally {
+      await own.stop();
+      if (open) onDisk.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { CONSOLE, type WritePath } from '../store/write-path.js';
@@ -36,6 +37,9 @@ const DEFAULT_MAP: Settings = {
 
 const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, scope: 'local' };
 
+/** A listener's name on the local network: `poi-` and six hex digits, drawn once per data folder. */
+const LOCAL_NAME = /^poi-[0-9a-f]{6}$/;
+
 const schemas = {
   map: mapSettings,
   backups: backupSettings,
@@ -48,6 +52,7 @@ const schemas = {
     // Absent (settings saved before HTTPS existed, or HTTPS off): HTTP only.
     httpsPort: z.number().int().min(1).max(65535).optional(),
   }),
+  localName: z.string().regex(LOCAL_NAME),
 };
 
 /**
@@ -103,5 +108,18 @@ export class SettingsStore {
   setListener({ httpsPort, ...rest }: ListenerSettings): void {
     const value = JSON.stringify(schemas.listener.parse(httpsPort === null || httpsPort === undefined ? rest : { ...rest, httpsPort }));
     this.writes.now(CONSOLE, () => this.write.run('listener', value));
+  }
+
+  /**
+   * The listener's stable name on the local network (`NAME.local`, docs/devices.md#a-stable-name):
+   * drawn at its first use and kept, so that it stays while the computer's addresses change.
+   * Random rather than the host name, which the system's own responder already answers for.
+   */
+  localName(): string {
+    const kept = this.get<string | undefined>('localName', schemas.localName, undefined);
+    if (kept !== undefined) return kept;
+    const drawn = `poi-${randomBytes(3).toString('hex')}`;
+    this.writes.now(CONSOLE, () => this.write.run('localName', JSON.stringify(drawn)));
+    return drawn;
   }
 }

@@ -42,16 +42,21 @@ export interface ServerCredentials {
   notAfter: Date;
 }
 
-/** The names a listener on this computer can be reached by, given its LAN IPv4 addresses. */
-export function listenerNames(lanAddresses: readonly string[]): ServerNames {
+/**
+ * The names a listener on this computer can be reached by, given its LAN IPv4 addresses, and
+ * `extraNames` it is known by besides (its `.local` name on the network, docs/devices.md).
+ */
+export function listenerNames(lanAddresses: readonly string[], extraNames: readonly string[] = []): ServerNames {
   const host = hostname().toLowerCase();
   // A DNS name takes letters, digits, hyphens and dots; a host name with anything else is left out.
-  const hostNames = /^[a-z0-9.-]+$/.test(host) ? [host, host.endsWith('.local') ? host : `${host}.local`] : [];
-  return { ips: unique(['127.0.0.1', '::1', ...lanAddresses]), dns: unique(['localhost', ...hostNames]) };
+  const dnsName = (name: string): boolean => /^[a-z0-9.-]+$/.test(name);
+  const hostNames = dnsName(host) ? [host, host.endsWith('.local') ? host : `${host}.local`] : [];
+  const extra = extraNames.map((n) => n.toLowerCase()).filter(dnsName);
+  return { ips: unique(['127.0.0.1', '::1', ...lanAddresses]), dns: unique(['localhost', ...hostNames, ...extra]) };
 }
 
 const unique = (list: readonly string[]): string[] => [...new Set(list)];
-const sameNames = (a: ServerNames, b: ServerNames): boolean =>
+export const sameNames = (a: ServerNames, b: ServerNames): boolean =>
   JSON.stringify([[...a.ips].sort(), [...a.dns].sort()]) === JSON.stringify([[...b.ips].sort(), [...b.dns].sort()]);
 
 /** A positive serial number of 16 random bytes (RFC 5280: at most 20 octets, positive). */
@@ -156,6 +161,11 @@ export class LocalAuthority {
     return { cert, key: keys.privateKey };
   }
 
+  /** Whether a server certificate ending then is to be issued again: within RENEW_BEFORE_DAYS of its end, by this authority's clock. */
+  renewalDue(notAfter: Date): boolean {
+    return notAfter.getTime() - this.now() <= RENEW_BEFORE_DAYS * DAY_MS;
+  }
+
   /**
    * A server certificate for exactly these names, signed by the authority: the one on disk while
    * it lists the same names, was signed by this authority and has more than RENEW_BEFORE_DAYS
@@ -168,8 +178,7 @@ export class LocalAuthority {
       const [keyFile, certFile] = [this.path('serverKey'), this.path('serverCert')];
       if (existsSync(keyFile) && existsSync(certFile)) {
         const current = new x509.X509Certificate(readFileSync(certFile, 'utf8'));
-        const fresh = current.notAfter.getTime() - this.now() > RENEW_BEFORE_DAYS * DAY_MS;
-        if (fresh && sameNames(await namesOf(current.toString('pem')), names) && (await current.verify({ publicKey: ca.cert.publicKey, signatureOnly: true }, crypto))) {
+        if (!this.renewalDue(current.notAfter) && sameNames(await namesOf(current.toString('pem')), names) && (await current.verify({ publicKey: ca.cert.publicKey, signatureOnly: true }, crypto))) {
           return { key: readFileSync(keyFile, 'utf8'), cert: current.toString('pem'), notAfter: current.notAfter };
         }
       }
