@@ -1,8 +1,10 @@
 import type { ListenerStatus } from '../../shared/contract.js';
+import { parseFaultRule, type FaultRule } from '../../shared/faults.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
 import { reachableAddresses } from './addresses.js';
+import { ONBOARDING_PATHS } from './onboarding.js';
 import { portHolder } from './port-holder.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
 
@@ -40,6 +42,8 @@ export class ListenerControl {
   private boundPort = 0;
   /** The origins allowed to call the API from a browser, read by the running server on each request. */
   private corsOrigins: readonly string[] = [];
+  /** The fault rules on purpose, read by the running server on each request: a change applies to the next one. */
+  private faults: readonly FaultRule[] = [];
   private boundHttpsPort: number | undefined;
 
   constructor(
@@ -60,6 +64,7 @@ export class ListenerControl {
       addresses: listening ? [...reachableAddresses(HOSTS[s.scope], port), ...(https === undefined ? [] : reachableAddresses(HOSTS[s.scope], https, 'https'))] : [],
       error: this.error,
       configurable: true,
+      pagePath: ONBOARDING_PATHS.alone,
     };
   }
 
@@ -80,16 +85,19 @@ export class ListenerControl {
 
   /** Applies and saves a configuration once it works; throws PORT_UNAVAILABLE when it does not. */
   async configure(asked: ListenerSettings): Promise<ListenerStatus> {
-    const next = { ...asked, corsOrigins: asked.corsOrigins ?? this.core.settings.listener().corsOrigins ?? [] };
+    const saved = this.core.settings.listener();
+    const next = { ...asked, corsOrigins: asked.corsOrigins ?? saved.corsOrigins ?? [], faults: asked.faults ?? saved.faults ?? [] };
+    // Read before anything changes: a malformed rule throws here, leaving all as it was.
+    const faults = next.faults.map(parseFaultRule);
     if (!next.enabled) {
       await this.stop();
       this.error = null;
-      this.save(next);
+      this.save(next, faults);
       return this.status();
     }
     const previous = this.running;
     if (previous && previous.port === next.port && previous.scope === next.scope && (previous.httpsPort ?? null) === (next.httpsPort ?? null)) {
-      this.save(next);
+      this.save(next, faults);
       return this.status();
     }
     const server = await this.startBeside(previous, next);
@@ -101,13 +109,14 @@ export class ListenerControl {
     this.state = 'listening';
     this.error = null;
     await old?.stop();
-    this.save(next);
+    this.save(next, faults);
     return this.status();
   }
 
-  /** Keeps the settings that now apply: in the database, and the origins the running server reads. */
-  private save(next: ListenerSettings & { corsOrigins: string[] }): void {
+  /** Keeps the settings that now apply: in the database, and the origins and faults the running server reads. */
+  private save(next: ListenerSettings & { corsOrigins: string[] }, faults: readonly FaultRule[]): void {
     this.corsOrigins = next.corsOrigins;
+    this.faults = faults;
     this.core.settings.setListener(next);
   }
 
@@ -147,6 +156,7 @@ export class ListenerControl {
       host: HOSTS[settings.scope],
       port: settings.port,
       cors: () => this.corsOrigins,
+      faults: () => this.faults,
       ...(authority ? { tls: { authority, httpsPort } } : {}),
     });
     api.on('request', this.onRequest);

@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAULT_HEADER, parseFaultRule } from '../../main/http/faults.js';
+import { createInvoke } from '../../main/app/console.js';
+import { ListenerControl } from '../../main/http/listener-control.js';
+import { CONSOLE } from '../../main/core/store/write-path.js';
+import { freePort } from '../support/free-port.js';
+import { FAULT_HEADER } from '../../main/http/faults.js';
+import { parseFaultRule } from '../../shared/faults.js';
 import { ApiServer } from '../../main/http/server.js';
 import { rawRequest } from '../support/raw-http.js';
 import { testCore, type TestCore } from '../support/core.js';
@@ -15,7 +20,8 @@ afterEach(async () => {
 
 async function serve(rules: string[]): Promise<{ base: string; port: number; admin: string }> {
   const core = testCore();
-  const server = new ApiServer(core, { port: 0, faults: rules.map(parseFaultRule) });
+  const parsed = rules.map(parseFaultRule);
+  const server = new ApiServer(core, { port: 0, faults: () => parsed });
   running.push({ server, core });
   const { port } = await server.start();
   return { base: `http://127.0.0.1:${port}`, port, admin: core.clients.create({ name: 'Faults' }).admin_token };
@@ -99,5 +105,58 @@ describe('faults on purpose', () => {
     }
     expect(parseFaultRule(' users/{id}/show:drop@5% ')).toMatchObject({ text: 'users/{id}/show:drop@5%', operation: 'users/{id}/show', share: 0.05, kind: 'drop' });
     expect(parseFaultRule('*:latency=200-800ms')).toMatchObject({ kind: 'latency', minMs: 200, maxMs: 800, share: 1 });
+  });
+});
+
+describe('faults in the listener settings (the Listener panel)', () => {
+  it('keeps the rules as written, reads settings saved before them as none, and refuses a malformed one under its field', async () => {
+    const core = testCore();
+    try {
+      core.writes.now(CONSOLE, () => core.db.prepare("INSERT INTO settings (key, value) VALUES ('listener', ?)").run(JSON.stringify({ enabled: false, port: 8181, scope: 'lan' })));
+      expect(core.settings.listener().faults).toEqual([]);
+      core.settings.setListener({ enabled: false, port: 8181, scope: 'lan', faults: [' pois/get:status=503@10% ', '*:latency=200-800ms'] });
+      expect(core.settings.listener()).toMatchObject({ port: 8181, faults: ['pois/get:status=503@10%', '*:latency=200-800ms'] });
+      expect(() => core.settings.setListener({ enabled: false, port: 8181, scope: 'lan', faults: ['pois/get:status=404'] })).toThrow(/needs status 500, 503 or 429/);
+
+      const control = new ListenerControl(core);
+      const invoke = createInvoke(core, control, () => undefined);
+      const refused = await invoke('listener.configure', { enabled: false, port: 8181, scope: 'lan', faults: ['*:latency=800-200ms'] });
+      expect(refused).toMatchObject({ ok: false, error: { code: 400, parameter: 'faults', message: expect.stringContaining('end is below its start') } });
+      expect(core.settings.listener().faults).toEqual(['pois/get:status=503@10%', '*:latency=200-800ms']);
+    } finally {
+      core.close();
+    }
+  });
+
+  it('applies a rule added while listening to the next request, without a restart; removing it stops it', async () => {
+    const core = testCore();
+    const control = new ListenerControl(core);
+    try {
+      const started = await control.configure({ enabled: true, port: await freePort(), scope: 'local' });
+      const url = `http://127.0.0.1:${started.port}/1/pois/categories.json?oauth_token=${core.clients.create({ name: 'Faults' }).admin_token}`;
+      const answer = async (): Promise<[number, string | null]> => {
+        const r = await fetch(url);
+        await r.arrayBuffer();
+        return [r.status, r.headers.get(FAULT_HEADER)];
+      };
+      expect(await answer()).toEqual([200, null]);
+
+      const rule = 'pois/categories:status=503';
+      const on = await control.configure({ enabled: true, port: started.port, scope: 'local', faults: [rule] });
+      expect(on.faults).toEqual([rule]);
+      expect(on.port).toBe(started.port);
+      expect(await answer()).toEqual([503, rule]);
+      // A configure that does not name them keeps them.
+      await control.configure({ enabled: true, port: started.port, scope: 'local' });
+      expect(await answer()).toEqual([503, rule]);
+      expect(core.settings.listener().faults).toEqual([rule]);
+
+      const off = await control.configure({ enabled: true, port: started.port, scope: 'local', faults: [] });
+      expect(off.faults).toEqual([]);
+      expect(await answer()).toEqual([200, null]);
+    } finally {
+      await control.stop();
+      core.close();
+    }
   });
 });

@@ -16,6 +16,7 @@ import {
 import { DEFAULT_KEEP_DAILY } from '../../../shared/backups.js';
 import { fromHtmlAttribution } from './html-credit.js';
 import { corsOrigins } from '../../../shared/cors.js';
+import { faultRules } from '../../../shared/faults.js';
 
 export interface ListenerSettings {
   enabled: boolean;
@@ -25,6 +26,8 @@ export interface ListenerSettings {
   corsOrigins?: string[];
   /** Also serve over HTTPS on this port; null or absent: HTTP only. */
   httpsPort?: number | null;
+  /** Fault rules on purpose, as written (shared/faults.ts); absent in a configure: kept as saved. */
+  faults?: string[];
 }
 
 const DEFAULT_MAP: Settings = {
@@ -39,7 +42,8 @@ const DEFAULT_LISTENER: ListenerSettings = { enabled: false, port: 8080, scope: 
 const schemas = {
   map: mapSettings,
   backups: backupSettings,
-  // Settings saved before CORS or HTTPS existed read as no origins and HTTP only, not as invalid.
+  // Settings saved before CORS, HTTPS or fault rules existed read as no origins, HTTP only and
+  // no faults, not as invalid.
   listener: z.object({
     enabled: z.boolean(),
     port: z.number().int().min(1).max(65535),
@@ -47,6 +51,7 @@ const schemas = {
     corsOrigins: corsOrigins.default([]),
     // Absent (settings saved before HTTPS existed, or HTTPS off): HTTP only.
     httpsPort: z.number().int().min(1).max(65535).optional(),
+    faults: faultRules.default([]),
   }),
 };
 
