@@ -203,7 +203,13 @@ for (const size of [
     expect(gaps.controls).toBeGreaterThan(15);
     expect(gaps).toEqual({ controls: gaps.controls, unreached: [], unlabelled: [] });
 
-    await faults.getByRole('button', { name: 'Remove the fault rule *:latency=200ms' }).click();
+    // Saved but not applied to anything while the listener is off: the header says no more than that.
     await switchOff(page);
+    await expect(page.getByRole('heading', { name: /^Listener/ })).toHaveText('Listener');
+    await expect(page.getByRole('heading', { name: 'Fault rules', exact: true })).toBeVisible();
+    await expect(page.getByTestId('listener-faults').getByRole('listitem')).toHaveText(['*:latency=200ms']);
+    await faults.getByRole('button', { name: 'Remove the fault rule *:latency=200ms' }).click();
+    await form.getByRole('button', { name: 'Apply' }).click();
+    await expect(page.getByTestId('listener-faults')).toHaveCount(0);
   });
 }

@@ -140,6 +140,9 @@ describe('faults in the listener settings (the Listener panel)', () => {
         return [r.status, r.headers.get(FAULT_HEADER)];
       };
       expect(await answer()).toEqual([200, null]);
+      // The page for a phone that the Listener panel's QR codes point at.
+      expect(started.pagePath).toBe('/');
+      expect(await (await fetch(`http://127.0.0.1:${started.port}${started.pagePath}`)).text()).toContain('Connect a phone to the POI API');
 
       const rule = 'pois/categories:status=503';
       const on = await control.configure({ enabled: true, port: started.port, scope: 'local', faults: [rule] });

@@ -42,7 +42,7 @@ export function ListenerPanel({ clientId }: { clientId: string | undefined }) {
   return (
     <section className="panel admin-panel" aria-labelledby={titleId}>
       <h2 id={titleId}>
-        Listener{status?.faults?.length ? <span className="tag faults-on"> Faults on</span> : null}
+        Listener{status?.state === 'listening' && status.faults?.length ? <span className="tag faults-on"> Faults on</span> : null}
       </h2>
       <p className="note">The local HTTP listener serves the platform's API (paths under /1/) to phones, test devices and old clients.</p>
       {listener.isPending && <p>Loading the listener's state…</p>}
@@ -113,8 +113,12 @@ function GuardsState({ status }: { status: ListenerStatus }) {
       {origins.includes(ANY_ORIGIN) && <p className="danger">{ANY_ORIGIN_WARNING}</p>}
       {faults.length > 0 && (
         <>
-          <h3>Faults on</h3>
-          <p className="note">These rules slow down, fail or drop requests on purpose, to test an app's error paths:</p>
+          <h3>{status.state === 'listening' ? 'Faults on' : 'Fault rules'}</h3>
+          <p className="note">
+            {status.state === 'listening'
+              ? "These rules slow down, fail or drop requests on purpose, to test an app's error paths:"
+              : 'These rules will slow down, fail or drop requests on purpose once the listener is on:'}
+          </p>
           <ul className="addresses" data-testid="listener-faults">
             {faults.map((rule) => (
               <li key={rule}>
