@@ -195,6 +195,7 @@ for (const size of [
     await form.getByRole('button', { name: 'Apply' }).click();
     await expect(page.getByRole('heading', { name: /^Listener/ })).toHaveText('Listener Faults on');
     await page.locator('.app-keys').getByRole('button', { name: 'Show api_key' }).click();
+    if (size.width === 1280) await faults.screenshot({ path: screenshotPath('listener-fault-rules') });
 
     const axe = await new AxeBuilder({ page }).analyze();
     expect(axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`)).toEqual([]);

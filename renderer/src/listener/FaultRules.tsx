@@ -90,7 +90,7 @@ export function FaultRules({ rules, onChange, error }: Props) {
   const invalid = (field: 'minMs' | 'maxMs' | 'share') => (problem?.field === field ? { 'aria-invalid': true, 'aria-describedby': ids.error } : {});
 
   return (
-    <fieldset className="choices fault-rules">
+    <fieldset className="choices fault-rules" aria-describedby={ids.hint}>
       <legend>Faults on purpose</legend>
       <p className="hint" id={ids.hint}>
         Slow down, fail or drop some of the API's requests, to see how your app copes. Off when the list is empty. Apply saves the list; each reply a
