@@ -4,7 +4,7 @@ import { ListenerControl } from '../../main/http/listener-control.js';
 import { CONSOLE } from '../../main/core/store/write-path.js';
 import { freePort } from '../support/free-port.js';
 import { FAULT_HEADER } from '../../main/http/faults.js';
-import { parseFaultRule } from '../../shared/faults.js';
+import { parseFaultRule, type FaultRule } from '../../shared/faults.js';
 import { ApiServer } from '../../main/http/server.js';
 import { rawRequest } from '../support/raw-http.js';
 import { testCore, type TestCore } from '../support/core.js';
@@ -105,6 +105,29 @@ describe('faults on purpose', () => {
     }
     expect(parseFaultRule(' users/{id}/show:drop@5% ')).toMatchObject({ text: 'users/{id}/show:drop@5%', operation: 'users/{id}/show', share: 0.05, kind: 'drop' });
     expect(parseFaultRule('*:latency=200-800ms')).toMatchObject({ kind: 'latency', minMs: 200, maxMs: 800, share: 1 });
+  });
+});
+
+describe('faults read on each request', () => {
+  it('with no rule, keeps answering plain GETs before Fastify, from the memo of repeated reads; a rule set meanwhile applies at once', async () => {
+    const core = testCore();
+    const rules: FaultRule[] = [];
+    const server = new ApiServer(core, { port: 0, faults: () => rules });
+    running.push({ server, core });
+    const { port } = await server.start();
+    const client = core.clients.create({ name: 'Direct' });
+    const added = await fetch(`http://127.0.0.1:${port}/1/pois/add.json?oauth_token=${client.admin_token}&lat=40.4169&lng=-3.7035&name=Sol&categories=7`);
+    const poi = ((await added.json()) as { id: number }).id;
+    const url = `http://127.0.0.1:${port}/1/pois/get.json?oauth_token=${client.admin_token}&poi=${poi}`;
+    for (let i = 0; i < 3; i++) expect((await fetch(url)).status).toBe(200);
+    // Only the direct path keeps replies in the memo (server.ts, answerDirectly): two of three from it.
+    expect(server.memoHits).toBe(2);
+    rules.push(parseFaultRule('pois/get:status=429'));
+    const refused = await fetch(url);
+    expect([refused.status, refused.headers.get(FAULT_HEADER)]).toEqual([429, 'pois/get:status=429']);
+    rules.length = 0;
+    expect((await fetch(url)).status).toBe(200);
+    expect(server.memoHits).toBe(3);
   });
 });
 
