@@ -137,6 +137,11 @@ describe('faults in the listener settings (the Listener panel)', () => {
     try {
       core.writes.now(CONSOLE, () => core.db.prepare("INSERT INTO settings (key, value) VALUES ('listener', ?)").run(JSON.stringify({ enabled: false, port: 8181, scope: 'lan' })));
       expect(core.settings.listener().faults).toEqual([]);
+      // A rule this version cannot read (an operation since renamed) is left out, not the listener's settings with it.
+      core.writes.now(CONSOLE, () =>
+        core.db.prepare("UPDATE settings SET value = ? WHERE key = 'listener'").run(JSON.stringify({ enabled: true, port: 8181, scope: 'lan', faults: ['pois/renamed:drop', '*:drop@5%'] })),
+      );
+      expect(core.settings.listener()).toMatchObject({ enabled: true, port: 8181, scope: 'lan', faults: ['*:drop@5%'] });
       core.settings.setListener({ enabled: false, port: 8181, scope: 'lan', faults: [' pois/get:status=503@10% ', '*:latency=200-800ms'] });
       expect(core.settings.listener()).toMatchObject({ port: 8181, faults: ['pois/get:status=503@10%', '*:latency=200-800ms'] });
       expect(() => core.settings.setListener({ enabled: false, port: 8181, scope: 'lan', faults: ['pois/get:status=404'] })).toThrow(/needs status 500, 503 or 429/);

@@ -16,7 +16,7 @@ import {
 import { DEFAULT_KEEP_DAILY } from '../../../shared/backups.js';
 import { fromHtmlAttribution } from './html-credit.js';
 import { corsOrigins } from '../../../shared/cors.js';
-import { faultRules } from '../../../shared/faults.js';
+import { faultRule, faultRules } from '../../../shared/faults.js';
 
 export interface ListenerSettings {
   enabled: boolean;
@@ -54,6 +54,12 @@ const schemas = {
     faults: faultRules.default([]),
   }),
 };
+
+/** Leaves out the saved fault rules this version cannot read (an operation since renamed), so that they alone are lost. */
+function readableFaults(stored: unknown): unknown {
+  if (typeof stored !== 'object' || stored === null || !('faults' in stored) || !Array.isArray(stored.faults)) return stored;
+  return { ...stored, faults: stored.faults.filter((rule: unknown) => faultRule.safeParse(rule).success) };
+}
 
 /**
  * Settings kept in the database, next to the data they describe. A stored value that no longer
@@ -102,7 +108,7 @@ export class SettingsStore {
   }
 
   listener(): ListenerSettings {
-    return this.get('listener', schemas.listener, DEFAULT_LISTENER);
+    return this.get('listener', schemas.listener, DEFAULT_LISTENER, readableFaults);
   }
 
   setListener({ httpsPort, ...rest }: ListenerSettings): void {
