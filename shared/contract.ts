@@ -12,6 +12,7 @@ import type { ExportJob, JobView, MapImportJob, RestoreJob } from './jobs.js';
 import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
 import { corsOrigins } from './cors.js';
+import { faultRules } from './faults.js';
 
 
 /** An open report as the console lists it: with its reporter's username (null: the client's administrator; a deleted member's reports become theirs). */
@@ -235,6 +236,8 @@ export const operations = {
     corsOrigins: corsOrigins.optional(),
     /** Also over HTTPS on this port; null or absent: HTTP only. */
     httpsPort: z.number().int().min(1, 'must be 1-65535').max(65535, 'must be 1-65535').nullable().optional(),
+    /** Fault rules on purpose (docs/devices.md#faults-on-purpose); absent: kept as saved. */
+    faults: faultRules.optional(),
   }),
 
   'settings.get': z.object({}),
@@ -326,6 +329,8 @@ export interface ListenerStatus {
   faults?: string[];
   /** The `.local` name announced on the local network (docs/devices.md#a-stable-name); absent when none is. */
   mdnsName?: string;
+  /** The path of the page for connecting a phone on each address (main/http/onboarding.ts). */
+  pagePath?: string;
 }
 
 export type Settings = z.output<typeof mapSettings>;

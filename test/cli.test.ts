@@ -244,7 +244,9 @@ describe('the CLI', { timeout: 120_000 }, () => {
       expect(output).toContain('CORS: pages of http://localhost:5173 may call the API from a browser');
       const token = readFileSync(join(data, 'console-token'), 'utf8').trim();
       const status = await fetch(`http://127.0.0.1:${port}/console/api/listener.status`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
-      expect(((await status.json()) as { value: unknown }).value).toMatchObject({ faults: ['users:latency=1ms'], corsOrigins: ['http://localhost:5173'], configurable: false });
+      expect(((await status.json()) as { value: unknown }).value).toMatchObject({ faults: ['users:latency=1ms'], corsOrigins: ['http://localhost:5173'], configurable: false, pagePath: '/connect' });
+      // The page for a phone that the Listener panel's QR codes point at.
+      expect(await (await fetch(`http://127.0.0.1:${port}/connect`)).text()).toContain('Connect a phone to the POI API');
       const r = await fetch(`http://127.0.0.1:${port}/1/users.json?access_token=${demo.admin_token}`, { headers: { origin: 'http://localhost:5173' } });
       expect([r.status, r.headers.get('x-fault-injected'), r.headers.get('access-control-allow-origin')]).toEqual([200, 'users:latency=1ms', 'http://localhost:5173']);
     } finally {

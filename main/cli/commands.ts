@@ -3,7 +3,7 @@ import { CONFLICT_POLICIES } from '../../shared/sync.js';
 import { DEFAULT_TIMEOUT_MS } from '../core/geocode/nominatim.js';
 import { describeLimits } from './rate-limits.js';
 import { LOG_FORMATS } from '../app/host-log.js';
-import { FAULT_SYNTAX } from '../http/faults.js';
+import { FAULT_SYNTAX } from '../../shared/faults.js';
 
 /**
  * The command line, declared once: every flag and every command. The rest derives from these two

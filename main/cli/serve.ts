@@ -7,9 +7,10 @@ import { ensureRenderer } from '../build/renderer.js';
 import { offlineLoadStats } from '../core/geocode/index.js';
 import { createCore } from '../core/service.js';
 import { reachableAddresses } from '../http/listener-control.js';
+import { ONBOARDING_PATHS } from '../http/onboarding.js';
 import { ApiServer } from '../http/server.js';
 import { dotLocal, LocalNameAdvertiser } from '../http/mdns.js';
-import { parseFaultRule } from '../http/faults.js';
+import { parseFaultRule } from '../../shared/faults.js';
 import type { CliOptions } from './commands.js';
 import { databasePath, parsePort, parsePositive } from './options.js';
 import { describeLimits, parseRateLimits } from './rate-limits.js';
@@ -72,6 +73,7 @@ export async function runServe(options: CliOptions): Promise<number> {
     corsOrigins: cors,
     faults: faults.map((r) => r.text),
     ...(advertiser?.name === undefined ? {} : { mdnsName: advertiser.name }),
+    pagePath: ONBOARDING_PATHS.besideConsole,
   }));
   const format = logFormatOf(options['log-format'], 'pretty');
   const logger = hostLogger({ format });
@@ -91,8 +93,9 @@ export async function runServe(options: CliOptions): Promise<number> {
     console: consoleOpts,
     replyMemo: caching,
     cors: () => cors,
-    faults,
     localName: dotLocal(localName),
+    // None given: no per-request check at all.
+    ...(faults.length > 0 ? { faults: () => faults } : {}),
     ...(core.tls ? { tls: { authority: core.tls, httpsPort } } : {}),
   });
   // Never the query string, where tokens travel: the entry holds the path alone.

@@ -1,9 +1,11 @@
 import type { ListenerStatus } from '../../shared/contract.js';
+import { parseFaultRule, type FaultRule } from '../../shared/faults.js';
 import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
 import { reachableAddresses } from './addresses.js';
 import { dotLocal, LocalNameAdvertiser } from './mdns.js';
+import { ONBOARDING_PATHS } from './onboarding.js';
 import { portHolder } from './port-holder.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
 
@@ -41,6 +43,8 @@ export class ListenerControl {
   private boundPort = 0;
   /** The origins allowed to call the API from a browser, read by the running server on each request. */
   private corsOrigins: readonly string[] = [];
+  /** The fault rules on purpose, read by the running server on each request: a change applies to the next one. */
+  private faults: readonly FaultRule[] = [];
   private boundHttpsPort: number | undefined;
   /** The `.local` name, announced while the listener is on the local network (mdns.ts). */
   private readonly advertiser = new LocalNameAdvertiser({ onError: (error) => console.error(`poi listener: the .local name could not be announced: ${error.message}`) });
@@ -64,6 +68,7 @@ export class ListenerControl {
       error: this.error,
       configurable: true,
       ...(listening && this.advertiser.name !== undefined ? { mdnsName: this.advertiser.name } : {}),
+      pagePath: ONBOARDING_PATHS.alone,
     };
   }
 
@@ -84,16 +89,19 @@ export class ListenerControl {
 
   /** Applies and saves a configuration once it works; throws PORT_UNAVAILABLE when it does not. */
   async configure(asked: ListenerSettings): Promise<ListenerStatus> {
-    const next = { ...asked, corsOrigins: asked.corsOrigins ?? this.core.settings.listener().corsOrigins ?? [] };
+    const saved = this.core.settings.listener();
+    const next = { ...asked, corsOrigins: asked.corsOrigins ?? saved.corsOrigins ?? [], faults: asked.faults ?? saved.faults ?? [] };
+    // Read before anything changes: a malformed rule throws here, leaving all as it was.
+    const faults = next.faults.map(parseFaultRule);
     if (!next.enabled) {
       await this.stop();
       this.error = null;
-      this.save(next);
+      this.save(next, faults);
       return this.status();
     }
     const previous = this.running;
     if (previous && previous.port === next.port && previous.scope === next.scope && (previous.httpsPort ?? null) === (next.httpsPort ?? null)) {
-      this.save(next);
+      this.save(next, faults);
       return this.status();
     }
     const server = await this.startBeside(previous, next);
@@ -105,7 +113,7 @@ export class ListenerControl {
     this.state = 'listening';
     this.error = null;
     await old?.stop();
-    this.save(next);
+    this.save(next, faults);
     await this.announce();
     return this.status();
   }
@@ -119,9 +127,10 @@ export class ListenerControl {
     }
   }
 
-  /** Keeps the settings that now apply: in the database, and the origins the running server reads. */
-  private save(next: ListenerSettings & { corsOrigins: string[] }): void {
+  /** Keeps the settings that now apply: in the database, and the origins and faults the running server reads. */
+  private save(next: ListenerSettings & { corsOrigins: string[] }, faults: readonly FaultRule[]): void {
     this.corsOrigins = next.corsOrigins;
+    this.faults = faults;
     this.core.settings.setListener(next);
   }
 
@@ -162,6 +171,7 @@ export class ListenerControl {
       port: settings.port,
       cors: () => this.corsOrigins,
       localName: dotLocal(this.core.settings.localName()),
+      faults: () => this.faults,
       ...(authority ? { tls: { authority, httpsPort } } : {}),
     });
     api.on('request', this.onRequest);

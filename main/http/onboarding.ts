@@ -5,6 +5,8 @@ import type { LocalAuthority } from '../core/tls/authority.js';
 /** Where a device downloads the data folder's authority: as text, and as the DER file phones install. */
 export const CA_PATHS = { pem: '/ca.pem', der: '/ca.crt' } as const;
 const CA_FILE_NAME = 'poi-admin-local-ca.crt';
+/** Where the page for connecting a phone is: the listener's `/`, or `/connect` where the admin UI holds `/` (cli serve). */
+export const ONBOARDING_PATHS = { alone: '/', besideConsole: '/connect' } as const;
 
 /** A page of its own markup and style only: nothing loaded from elsewhere, no script. */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

@@ -16,10 +16,11 @@ import { ApiRunner, resolveOperation, type Resolved } from './api-runner.js';
 import { JsonText } from './reply-memo.js';
 import { HostAllowlist, misdirected } from './host-allowlist.js';
 import { mountCors, routedMethods } from './cors.js';
-import { mountFaults, type FaultRule } from './faults.js';
+import type { FaultRule } from '../../shared/faults.js';
+import { mountFaults } from './faults.js';
 import { reachableAddresses } from './addresses.js';
 import { HttpsListener, type HttpsSetup } from './https-listener.js';
-import { mountOnboarding } from './onboarding.js';
+import { mountOnboarding, ONBOARDING_PATHS } from './onboarding.js';
 
 export interface ApiServerOptions {
   /** 127.0.0.1 unless told otherwise: exposing the API to the network is a choice. */
@@ -38,8 +39,8 @@ export interface ApiServerOptions {
   replyMemo?: boolean;
   /** The origins allowed to call the API from a browser (cors.ts), read on each request. */
   cors?: () => readonly string[];
-  /** Faults on purpose (faults.ts): none unless given. */
-  faults?: readonly FaultRule[];
+  /** Faults on purpose (faults.ts), read on each request: none unless given. */
+  faults?: () => readonly FaultRule[];
   /**
    * The data folder's certificate authority: its certificate is offered at /ca.pem and /ca.crt;
    * with `httpsPort` (0 takes any free port) every route is served over HTTPS there too, with a
@@ -252,11 +253,11 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (this.options.api === false) return app;
     await mountApiDescription(app);
     if (this.options.cors) await mountCors(app, this.options.cors);
-    mountFaults(app, this.options.faults ?? [], sendError);
+    mountFaults(app, this.options.faults, sendError);
     mountOnboarding(app, {
       authority: this.options.tls?.authority,
       // The console's page is the listener's / when it serves both (cli serve).
-      path: this.options.console ? '/connect' : '/',
+      path: this.options.console ? ONBOARDING_PATHS.besideConsole : ONBOARDING_PATHS.alone,
       bases: () => this.bases(),
     });
     // What answerDirectly left: bodies, HEAD, and paths that are no operation's (OPTIONS: cors.ts).
@@ -292,7 +293,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (request.httpVersion === '1.1' && request.headers.host === undefined) return false;
     if (!this.hosts.allows(request.headers.host)) return false;
     if (request.headers.origin !== undefined && (this.options.cors?.().length ?? 0) > 0) return false;
-    if ((this.options.faults?.length ?? 0) > 0) return false;
+    if ((this.options.faults?.().length ?? 0) > 0) return false;
     const started = performance.now();
     const send = (status: number, bytes: Buffer | string): void => {
       if (request.socket.destroyed) {

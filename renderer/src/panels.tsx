@@ -46,7 +46,7 @@ export const TAB_PANELS = {
   members: { label: 'Members', needsClient: true, render: (c) => <MembersPanel clientId={c.clientId} /> },
   categories: { label: 'Categories', needsClient: true, render: (c) => <CategoriesPanel clientId={c.clientId} /> },
   clients: { label: 'Client applications', needsClient: false, render: (c) => <ClientsPanel selected={c.selected} onSelect={c.selectClient} /> },
-  listener: { label: 'Listener', needsClient: false, render: () => <ListenerPanel /> },
+  listener: { label: 'Listener', needsClient: false, render: (c) => <ListenerPanel clientId={c.selected} /> },
   settings: { label: 'Settings', needsClient: false, render: () => <SettingsPanel /> },
   backups: { label: 'Backups', needsClient: false, render: () => <BackupsPanel /> },
   sync: { label: 'Sync', needsClient: false, render: () => <SyncPanel /> },

@@ -128,7 +128,7 @@ describe('CORS in the listener settings', () => {
   it('reads settings saved before CORS existed as they were, with no origin', () => {
     const core = testCore();
     core.writes.now(CONSOLE, () => core.db.prepare("INSERT INTO settings (key, value) VALUES ('listener', ?)").run(JSON.stringify({ enabled: true, port: 8181, scope: 'lan' })));
-    expect(core.settings.listener()).toEqual({ enabled: true, port: 8181, scope: 'lan', corsOrigins: [] });
+    expect(core.settings.listener()).toEqual({ enabled: true, port: 8181, scope: 'lan', corsOrigins: [], faults: [] });
     core.close();
   });
 });

@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAULT_HEADER, parseFaultRule } from '../../main/http/faults.js';
+import { createInvoke } from '../../main/app/console.js';
+import { ListenerControl } from '../../main/http/listener-control.js';
+import { CONSOLE } from '../../main/core/store/write-path.js';
+import { freePort } from '../support/free-port.js';
+import { FAULT_HEADER } from '../../main/http/faults.js';
+import { parseFaultRule, type FaultRule } from '../../shared/faults.js';
 import { ApiServer } from '../../main/http/server.js';
 import { rawRequest } from '../support/raw-http.js';
 import { testCore, type TestCore } from '../support/core.js';
@@ -15,7 +20,8 @@ afterEach(async () => {
 
 async function serve(rules: string[]): Promise<{ base: string; port: number; admin: string }> {
   const core = testCore();
-  const server = new ApiServer(core, { port: 0, faults: rules.map(parseFaultRule) });
+  const parsed = rules.map(parseFaultRule);
+  const server = new ApiServer(core, { port: 0, faults: () => parsed });
   running.push({ server, core });
   const { port } = await server.start();
   return { base: `http://127.0.0.1:${port}`, port, admin: core.clients.create({ name: 'Faults' }).admin_token };
@@ -99,5 +105,89 @@ describe('faults on purpose', () => {
     }
     expect(parseFaultRule(' users/{id}/show:drop@5% ')).toMatchObject({ text: 'users/{id}/show:drop@5%', operation: 'users/{id}/show', share: 0.05, kind: 'drop' });
     expect(parseFaultRule('*:latency=200-800ms')).toMatchObject({ kind: 'latency', minMs: 200, maxMs: 800, share: 1 });
+  });
+});
+
+describe('faults read on each request', () => {
+  it('with no rule, keeps answering plain GETs before Fastify, from the memo of repeated reads; a rule set meanwhile applies at once', async () => {
+    const core = testCore();
+    const rules: FaultRule[] = [];
+    const server = new ApiServer(core, { port: 0, faults: () => rules });
+    running.push({ server, core });
+    const { port } = await server.start();
+    const client = core.clients.create({ name: 'Direct' });
+    const added = await fetch(`http://127.0.0.1:${port}/1/pois/add.json?oauth_token=${client.admin_token}&lat=40.4169&lng=-3.7035&name=Sol&categories=7`);
+    const poi = ((await added.json()) as { id: number }).id;
+    const url = `http://127.0.0.1:${port}/1/pois/get.json?oauth_token=${client.admin_token}&poi=${poi}`;
+    for (let i = 0; i < 3; i++) expect((await fetch(url)).status).toBe(200);
+    // Only the direct path keeps replies in the memo (server.ts, answerDirectly): two of three from it.
+    expect(server.memoHits).toBe(2);
+    rules.push(parseFaultRule('pois/get:status=429'));
+    const refused = await fetch(url);
+    expect([refused.status, refused.headers.get(FAULT_HEADER)]).toEqual([429, 'pois/get:status=429']);
+    rules.length = 0;
+    expect((await fetch(url)).status).toBe(200);
+    expect(server.memoHits).toBe(3);
+  });
+});
+
+describe('faults in the listener settings (the Listener panel)', () => {
+  it('keeps the rules as written, reads settings saved before them as none, and refuses a malformed one under its field', async () => {
+    const core = testCore();
+    try {
+      core.writes.now(CONSOLE, () => core.db.prepare("INSERT INTO settings (key, value) VALUES ('listener', ?)").run(JSON.stringify({ enabled: false, port: 8181, scope: 'lan' })));
+      expect(core.settings.listener().faults).toEqual([]);
+      // A rule this version cannot read (an operation since renamed) is left out, not the listener's settings with it.
+      core.writes.now(CONSOLE, () =>
+        core.db.prepare("UPDATE settings SET value = ? WHERE key = 'listener'").run(JSON.stringify({ enabled: true, port: 8181, scope: 'lan', faults: ['pois/renamed:drop', '*:drop@5%'] })),
+      );
+      expect(core.settings.listener()).toMatchObject({ enabled: true, port: 8181, scope: 'lan', faults: ['*:drop@5%'] });
+      core.settings.setListener({ enabled: false, port: 8181, scope: 'lan', faults: [' pois/get:status=503@10% ', '*:latency=200-800ms'] });
+      expect(core.settings.listener()).toMatchObject({ port: 8181, faults: ['pois/get:status=503@10%', '*:latency=200-800ms'] });
+      expect(() => core.settings.setListener({ enabled: false, port: 8181, scope: 'lan', faults: ['pois/get:status=404'] })).toThrow(/needs status 500, 503 or 429/);
+
+      const control = new ListenerControl(core);
+      const invoke = createInvoke(core, control, () => undefined);
+      const refused = await invoke('listener.configure', { enabled: false, port: 8181, scope: 'lan', faults: ['*:latency=800-200ms'] });
+      expect(refused).toMatchObject({ ok: false, error: { code: 400, parameter: 'faults', message: expect.stringContaining('end is below its start') } });
+      expect(core.settings.listener().faults).toEqual(['pois/get:status=503@10%', '*:latency=200-800ms']);
+    } finally {
+      core.close();
+    }
+  });
+
+  it('applies a rule added while listening to the next request, without a restart; removing it stops it', async () => {
+    const core = testCore();
+    const control = new ListenerControl(core);
+    try {
+      const started = await control.configure({ enabled: true, port: await freePort(), scope: 'local' });
+      const url = `http://127.0.0.1:${started.port}/1/pois/categories.json?oauth_token=${core.clients.create({ name: 'Faults' }).admin_token}`;
+      const answer = async (): Promise<[number, string | null]> => {
+        const r = await fetch(url);
+        await r.arrayBuffer();
+        return [r.status, r.headers.get(FAULT_HEADER)];
+      };
+      expect(await answer()).toEqual([200, null]);
+      // The page for a phone that the Listener panel's QR codes point at.
+      expect(started.pagePath).toBe('/');
+      expect(await (await fetch(`http://127.0.0.1:${started.port}${started.pagePath}`)).text()).toContain('Connect a phone to the POI API');
+
+      const rule = 'pois/categories:status=503';
+      const on = await control.configure({ enabled: true, port: started.port, scope: 'local', faults: [rule] });
+      expect(on.faults).toEqual([rule]);
+      expect(on.port).toBe(started.port);
+      expect(await answer()).toEqual([503, rule]);
+      // A configure that does not name them keeps them.
+      await control.configure({ enabled: true, port: started.port, scope: 'local' });
+      expect(await answer()).toEqual([503, rule]);
+      expect(core.settings.listener().faults).toEqual([rule]);
+
+      const off = await control.configure({ enabled: true, port: started.port, scope: 'local', faults: [] });
+      expect(off.faults).toEqual([]);
+      expect(await answer()).toEqual([200, null]);
+    } finally {
+      await control.stop();
+      core.close();
+    }
   });
 });

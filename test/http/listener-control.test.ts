@@ -62,7 +62,7 @@ describe('the listener control, over real ports', () => {
       message: `port ${taken} is already in use by another program`,
     });
     expect(control.status()).toMatchObject({ state: 'listening', port, scope: 'local', error: null, addresses: [`http://127.0.0.1:${port}/1/`] });
-    expect(core.settings.listener()).toEqual({ enabled: true, port, scope: 'local', corsOrigins: [] });
+    expect(core.settings.listener()).toEqual({ enabled: true, port, scope: 'local', corsOrigins: [], faults: [] });
     expect(await reach(port)).toBe(401);
   });
 
@@ -85,7 +85,7 @@ describe('the listener control, over real ports', () => {
     const port = await freePort();
     await control.configure({ enabled: true, port, scope: 'local' });
     expect(await control.configure({ enabled: true, port, scope: 'lan' })).toMatchObject({ state: 'listening', port, scope: 'lan' });
-    expect(core.settings.listener()).toEqual({ enabled: true, port, scope: 'lan', corsOrigins: [] });
+    expect(core.settings.listener()).toEqual({ enabled: true, port, scope: 'lan', corsOrigins: [], faults: [] });
     // Bound to every interface now: another program cannot take the port on any address.
     await expect(hold('127.0.0.1', port)).rejects.toMatchObject({ code: 'EADDRINUSE' });
     expect(await reach(port)).toBe(401);
@@ -101,7 +101,7 @@ describe('the listener control, over real ports', () => {
       message: `port ${port} is already in use by another program`,
     });
     expect(control.status()).toMatchObject({ state: 'listening', port, scope: 'local' });
-    expect(core.settings.listener()).toEqual({ enabled: true, port, scope: 'local', corsOrigins: [] });
+    expect(core.settings.listener()).toEqual({ enabled: true, port, scope: 'local', corsOrigins: [], faults: [] });
     expect(await reach(port)).toBe(401);
   });
 

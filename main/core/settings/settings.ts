@@ -17,6 +17,7 @@ import {
 import { DEFAULT_KEEP_DAILY } from '../../../shared/backups.js';
 import { fromHtmlAttribution } from './html-credit.js';
 import { corsOrigins } from '../../../shared/cors.js';
+import { faultRule, faultRules } from '../../../shared/faults.js';
 
 export interface ListenerSettings {
   enabled: boolean;
@@ -26,6 +27,8 @@ export interface ListenerSettings {
   corsOrigins?: string[];
   /** Also serve over HTTPS on this port; null or absent: HTTP only. */
   httpsPort?: number | null;
+  /** Fault rules on purpose, as written (shared/faults.ts); absent in a configure: kept as saved. */
+  faults?: string[];
 }
 
 const DEFAULT_MAP: Settings = {
@@ -43,7 +46,8 @@ const LOCAL_NAME = /^poi-[0-9a-f]{6}$/;
 const schemas = {
   map: mapSettings,
   backups: backupSettings,
-  // Settings saved before CORS or HTTPS existed read as no origins and HTTP only, not as invalid.
+  // Settings saved before CORS, HTTPS or fault rules existed read as no origins, HTTP only and
+  // no faults, not as invalid.
   listener: z.object({
     enabled: z.boolean(),
     port: z.number().int().min(1).max(65535),
@@ -51,9 +55,16 @@ const schemas = {
     corsOrigins: corsOrigins.default([]),
     // Absent (settings saved before HTTPS existed, or HTTPS off): HTTP only.
     httpsPort: z.number().int().min(1).max(65535).optional(),
+    faults: faultRules.default([]),
   }),
   localName: z.string().regex(LOCAL_NAME),
 };
+
+/** Leaves out the saved fault rules this version cannot read (an operation since renamed), so that they alone are lost. */
+function readableFaults(stored: unknown): unknown {
+  if (typeof stored !== 'object' || stored === null || !('faults' in stored) || !Array.isArray(stored.faults)) return stored;
+  return { ...stored, faults: stored.faults.filter((rule: unknown) => faultRule.safeParse(rule).success) };
+}
 
 /**
  * Settings kept in the database, next to the data they describe. A stored value that no longer
@@ -102,7 +113,7 @@ export class SettingsStore {
   }
 
   listener(): ListenerSettings {
-    return this.get('listener', schemas.listener, DEFAULT_LISTENER);
+    return this.get('listener', schemas.listener, DEFAULT_LISTENER, readableFaults);
   }
 
   setListener({ httpsPort, ...rest }: ListenerSettings): void {

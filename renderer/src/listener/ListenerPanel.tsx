@@ -6,6 +6,9 @@ import { Field, FormError } from '../ui/Field';
 import { useConfigureListener } from './mutations';
 import { useListener } from './queries';
 import { CorsOrigins } from './CorsOrigins';
+import { AppKeys, PhonePages } from './ConnectPhone';
+import { FaultRules } from './FaultRules';
+import './listener.css';
 import { ANY_ORIGIN, ANY_ORIGIN_WARNING } from '../../../shared/cors';
 
 interface ListenerForm {
@@ -15,6 +18,7 @@ interface ListenerForm {
   corsOrigins: string[];
   /** Empty: HTTP only. */
   httpsPort: string;
+  faults: string[];
 }
 
 const SCOPES = [
@@ -26,8 +30,11 @@ const SCOPES = [
   },
 ] as const satisfies ReadonlyArray<{ scope: ListenerScope; label: string; hint: string }>;
 
-/** The local HTTP API listener: where it can be reached, and switching it on, off or elsewhere. */
-export function ListenerPanel() {
+/**
+ * The local HTTP API listener: where it can be reached (and a phone's way there), the selected
+ * client's keys for the developer's app, and switching it on, off or elsewhere.
+ */
+export function ListenerPanel({ clientId }: { clientId: string | undefined }) {
   const titleId = useId();
   const listener = useListener();
   // Kept while a poll fails, so that the form (and what is typed in it) stays.
@@ -35,7 +42,7 @@ export function ListenerPanel() {
   return (
     <section className="panel admin-panel" aria-labelledby={titleId}>
       <h2 id={titleId}>
-        Listener{status?.faults?.length ? <span className="tag faults-on"> Faults on</span> : null}
+        Listener{status?.state === 'listening' && status.faults?.length ? <span className="tag faults-on"> Faults on</span> : null}
       </h2>
       <p className="note">The local HTTP listener serves the platform's API (paths under /1/) to phones, test devices and old clients.</p>
       {listener.isPending && <p>Loading the listener's state…</p>}
@@ -43,6 +50,7 @@ export function ListenerPanel() {
       {status && (
         <>
           <ListenerState status={status} />
+          <AppKeys clientId={clientId} />
           {status.configurable ? (
             <ConfigureForm status={status} />
           ) : (
@@ -76,12 +84,6 @@ function ListenerState({ status }: { status: ListenerStatus }) {
         {status.httpsPort ? `, HTTPS port ${status.httpsPort}` : ''}, reachable from {status.scope === 'lan' ? 'the local network' : 'this computer only'}
         {status.enabled ? '' : ' (switched off)'}.
       </p>
-      {status.state === 'listening' && (
-        <p className="note">
-          To connect a phone, open one of these addresses on it without /1/ (not 127.0.0.1, which is the phone itself): that page gives the
-          addresses and the certificate to trust.
-        </p>
-      )}
       <h3>Addresses</h3>
       {status.addresses.length === 0 && <p className="note">None: the listener is not listening.</p>}
       <ul className="addresses" data-testid="listener-addresses">
@@ -91,6 +93,7 @@ function ListenerState({ status }: { status: ListenerStatus }) {
           </li>
         ))}
       </ul>
+      <PhonePages status={status} />
       <GuardsState status={status} />
     </div>
   );
@@ -110,8 +113,12 @@ function GuardsState({ status }: { status: ListenerStatus }) {
       {origins.includes(ANY_ORIGIN) && <p className="danger">{ANY_ORIGIN_WARNING}</p>}
       {faults.length > 0 && (
         <>
-          <h3>Faults on</h3>
-          <p className="note">These rules slow down, fail or drop requests on purpose, to test an app's error paths:</p>
+          <h3>{status.state === 'listening' ? 'Faults on' : 'Fault rules'}</h3>
+          <p className="note">
+            {status.state === 'listening'
+              ? "These rules slow down, fail or drop requests on purpose, to test an app's error paths:"
+              : 'These rules will slow down, fail or drop requests on purpose once the listener is on:'}
+          </p>
           <ul className="addresses" data-testid="listener-faults">
             {faults.map((rule) => (
               <li key={rule}>
@@ -134,6 +141,7 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
     scope: status.scope,
     corsOrigins: status.corsOrigins ?? [],
     httpsPort: status.httpsPort ? String(status.httpsPort) : '',
+    faults: status.faults ?? [],
   }));
   const errors = configure.errors;
   const scopeHintId = useId();
@@ -143,7 +151,7 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
     if (configure.isPending) return;
     const port = form.port.trim() === '' ? 0 : Number(form.port);
     const httpsPort = form.httpsPort.trim() === '' ? null : Number(form.httpsPort);
-    configure.submit({ enabled: form.enabled, port, scope: form.scope, corsOrigins: form.corsOrigins, httpsPort });
+    configure.submit({ enabled: form.enabled, port, scope: form.scope, corsOrigins: form.corsOrigins, httpsPort, faults: form.faults });
   };
 
   return (
@@ -191,6 +199,7 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
         </p>
       </fieldset>
       <CorsOrigins origins={form.corsOrigins} onChange={(corsOrigins) => setForm((f) => ({ ...f, corsOrigins }))} error={errors.field('corsOrigins')} />
+      <FaultRules rules={form.faults} onChange={(faults) => setForm((f) => ({ ...f, faults }))} error={errors.field('faults')} />
       <div className="actions">
         <button type="submit">Apply</button>
       </div>

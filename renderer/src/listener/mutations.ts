@@ -1,4 +1,4 @@
 import { useOperation } from '../operation';
 import { listenerKeys } from './queries';
 
-export const useConfigureListener = () => useOperation('listener.configure', () => [listenerKeys.status], ['enabled', 'port', 'scope', 'corsOrigins', 'httpsPort']);
+export const useConfigureListener = () => useOperation('listener.configure', () => [listenerKeys.status], ['enabled', 'port', 'scope', 'corsOrigins', 'httpsPort', 'faults']);
