@@ -7,5 +7,8 @@ export default defineConfig({
     // argon2 hashing is deliberately slow; real listeners start in milliseconds.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // A listener on the local network announces its .local name by multicast: only on the test's
+    // own interfaces (test/tls/second-host.test.ts's veth), never on this machine's network.
+    env: { POI_MDNS_INTERFACES: 'vpmd*' },
   },
 });

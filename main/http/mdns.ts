@@ -128,12 +128,30 @@ export class LocalNameAdvertiser {
   }
 }
 
-/** One IPv4 address of each LAN interface: what names the interface to a multicast socket. */
+/**
+ * The interfaces the name is announced on, by name: comma-separated names, a trailing `*` for a
+ * prefix (`wlan*`); unset, every LAN interface; empty, none. For an operator who wants the name off
+ * a VPN or a container bridge (docs/devices.md#a-stable-name), and for the test suites, whose
+ * announcements must stay on the interfaces they make.
+ */
+export const MDNS_INTERFACES_ENV = 'POI_MDNS_INTERFACES';
+
+function announcedOn(name: string): boolean {
+  const setting = process.env[MDNS_INTERFACES_ENV];
+  if (setting === undefined) return true;
+  return setting
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .some((want) => (want.endsWith('*') ? name.startsWith(want.slice(0, -1)) : name === want));
+}
+
+/** One IPv4 address of each LAN interface announced on: what names the interface to a multicast socket. */
 function interfaceAddresses(): string[] {
   const addresses: string[] = [];
-  for (const list of Object.values(networkInterfaces())) {
+  for (const [name, list] of Object.entries(networkInterfaces())) {
     const first = list?.find((a) => a.family === 'IPv4' && !a.internal);
-    if (first) addresses.push(first.address);
+    if (first && announcedOn(name)) addresses.push(first.address);
   }
   return addresses;
 }

@@ -29,5 +29,7 @@ export default defineConfig({
     reuseExistingServer: false,
     timeout: 60_000,
     stdout: 'ignore',
+    // A listener switched to the local network announces its .local name: on no interface here.
+    env: { POI_MDNS_INTERFACES: '' },
   },
 });
