@@ -240,6 +240,9 @@ export const operations = {
     faults: faultRules.optional(),
   }),
 
+  /** A new certificate authority for the data folder: every phone must install it again. */
+  'listener.rotateAuthority': z.object({}),
+
   'settings.get': z.object({}),
   'settings.set': mapSettings,
   /** The online tiles kept for offline use: how many, how much, and the limit. */
@@ -277,7 +280,7 @@ export type ShellOp = keyof typeof SHELL_OPS;
 export const isShellOp = (op: string): op is ShellOp => op in SHELL_OPS;
 
 /** The operations a host answers rather than the core: its listener's, its sync client's, the shell's. */
-export type HostOp = 'listener.status' | 'listener.configure' | `sync.${string}` | ShellOp;
+export type HostOp = 'listener.status' | 'listener.configure' | 'listener.rotateAuthority' | `sync.${string}` | ShellOp;
 
 export type Input<K extends OpName> = z.input<(typeof operations)[K]>;
 export type ValidInput<K extends OpName> = z.output<(typeof operations)[K]>;
@@ -440,6 +443,7 @@ export interface Outputs {
   'members.update': OkBody;
   'listener.status': ListenerStatus;
   'listener.configure': ListenerStatus;
+  'listener.rotateAuthority': ListenerStatus;
   'settings.get': Settings;
   'settings.set': Settings;
   'tiles.cacheStatus': TileCacheStatus;

@@ -13,12 +13,22 @@ import type { SyncAgent } from '../sync-client/agent.js';
 export interface ListenerHandle {
   status(): ListenerStatus | Promise<ListenerStatus>;
   configure(next: ListenerSettings): Promise<ListenerStatus>;
+  /** A new certificate authority for the data folder; the running HTTPS port, if any, takes a certificate it signs. */
+  rotateAuthority(): Promise<ListenerStatus>;
 }
 
-/** The listener of `cli serve`: shown, but fixed by the command line. */
-export function fixedListener(status: () => Omit<ListenerStatus, 'configurable'>): ListenerHandle {
+const NO_AUTHORITY = (): never => {
+  throw new ServiceError('FORBIDDEN', 'this process has no certificate authority: start it on a data folder');
+};
+
+/** The listener of `cli serve`: shown, but fixed by the command line; its certificate authority may be rotated. */
+export function fixedListener(status: () => Omit<ListenerStatus, 'configurable'>, rotateAuthority: () => Promise<void> = NO_AUTHORITY): ListenerHandle {
   return {
     status: () => ({ ...status(), configurable: false }),
+    rotateAuthority: async () => {
+      await rotateAuthority();
+      return { ...status(), configurable: false };
+    },
     configure: () => {
       throw new ServiceError('FORBIDDEN', 'this listener was started from the command line; restart it with other --port/--host');
     },
@@ -36,6 +46,7 @@ function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAgent): Ha
     ...core.console,
     'listener.status': () => listener.status(),
     'listener.configure': (i) => listener.configure(i),
+    'listener.rotateAuthority': () => listener.rotateAuthority(),
     'sync.status': () => (sync ? sync.status() : NO_SYNC()),
     'sync.configure': (i) => (sync ? sync.configure(i.url, i.credential, i.insecureHttp) : NO_SYNC()),
     'sync.now': () => (sync ? sync.syncNow() : NO_SYNC()),

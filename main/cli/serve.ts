@@ -74,7 +74,10 @@ export async function runServe(options: CliOptions): Promise<number> {
     faults: faults.map((r) => r.text),
     ...(advertiser?.name === undefined ? {} : { mdnsName: advertiser.name }),
     pagePath: ONBOARDING_PATHS.besideConsole,
-  }));
+  }), async () => {
+    await core.tls?.rotate();
+    await server.refreshCertificate();
+  });
   const format = logFormatOf(options['log-format'], 'pretty');
   const logger = hostLogger({ format });
   const localName = core.settings.localName();

@@ -50,6 +50,8 @@ export class HttpsListener extends EventEmitter<HttpsListenerEvents> {
     private readonly setup: HttpsSetup,
     private names: ServerNames,
     private credentials: ServerCredentials,
+    /** The authority's certificate that signed `credentials`: a rotated authority (`ca rotate`) is noticed at the next check. */
+    private authorityPem: string,
   ) {
     super();
   }
@@ -57,7 +59,8 @@ export class HttpsListener extends EventEmitter<HttpsListenerEvents> {
   /** Issues (or takes from the folder) the certificate for the names of now. */
   static async issue(setup: HttpsSetup): Promise<HttpsListener> {
     const names = namesNow(setup);
-    return new HttpsListener(setup, names, await setup.authority.serverCredentials(names));
+    const credentials = await setup.authority.serverCredentials(names);
+    return new HttpsListener(setup, names, credentials, await setup.authority.certificatePem());
   }
 
   /** The TLS server over the same request handler as the plain one, answering its refusals in the same shape. */
@@ -89,15 +92,22 @@ export class HttpsListener extends EventEmitter<HttpsListenerEvents> {
     return bound;
   }
 
-  /** Issues a new certificate when the names changed or the one in use nears its end. */
+  /** Checks now rather than at the next tick: after the authority was rotated from the console. */
+  refresh(): Promise<void> {
+    return this.check();
+  }
+
+  /** Issues a new certificate when the names or the authority changed, or the one in use nears its end. */
   private async check(): Promise<void> {
     if (this.checking || !this.server) return;
-    const names = namesNow(this.setup);
-    if (sameNames(names, this.names) && !this.setup.authority.renewalDue(this.credentials.notAfter)) return;
     this.checking = true;
     try {
+      const names = namesNow(this.setup);
+      const authorityPem = await this.setup.authority.certificatePem();
+      if (sameNames(names, this.names) && authorityPem === this.authorityPem && !this.setup.authority.renewalDue(this.credentials.notAfter)) return;
       const credentials = await this.setup.authority.serverCredentials(names);
       this.names = names;
+      this.authorityPem = authorityPem;
       if (!this.server || credentials.cert === this.credentials.cert) return;
       this.server.setSecureContext({ key: credentials.key, cert: credentials.cert });
       this.credentials = credentials;

@@ -127,6 +127,18 @@ export class ListenerControl {
     }
   }
 
+  /**
+   * A new certificate authority for the data folder (docs/devices.md#connect-a-phone), for a key
+   * that may have leaked: a running HTTPS port takes a certificate it signs at once.
+   */
+  async rotateAuthority(): Promise<ListenerStatus> {
+    const authority = this.core.tls;
+    if (!authority) throw new ServiceError('FORBIDDEN', 'this data folder is in memory and has no certificate authority');
+    await authority.rotate();
+    await this.server?.refreshCertificate();
+    return this.status();
+  }
+
   /** Keeps the settings that now apply: in the database, and the origins and faults the running server reads. */
   private save(next: ListenerSettings & { corsOrigins: string[] }, faults: readonly FaultRule[]): void {
     this.corsOrigins = next.corsOrigins;

@@ -383,6 +383,11 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     return this.httpsPort === undefined ? { host, port } : { host, port, httpsPort: this.httpsPort };
   }
 
+  /** Puts a certificate from the (rotated) authority in place on the HTTPS port, if there is one. */
+  async refreshCertificate(): Promise<void> {
+    await this.https?.refresh();
+  }
+
   async stop(): Promise<void> {
     const app = this.app;
     if (!app) return;

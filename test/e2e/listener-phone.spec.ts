@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { AxeBuilder } from '@axe-core/playwright';
 import { freePort } from '../support/free-port.js';
-import { expect, screenshotPath, test, type Page } from './fixtures.js';
+import { answerConfirm, expect, screenshotPath, test, type Page } from './fixtures.js';
 
 /**
  * The Listener panel for a developer with a phone (docs/connect-a-phone.md): the page's address
@@ -214,3 +214,30 @@ for (const size of [
     await expect(page.getByTestId('listener-faults')).toHaveCount(0);
   });
 }
+
+test('the .local name shown with a Copy; the certificate authority replaced after asking, and served at once', async ({ app: page }) => {
+  const port = await listenOnLan(page);
+  const panel = page.getByRole('complementary', { name: 'Side panel' });
+  // The e2e server announces on no interface (playwright.config.ts), but the name is the listener's all the same.
+  await expect(panel.getByText(/^poi-[0-9a-f]{6}\.local$/)).toBeVisible();
+  await expect(panel.getByRole('button', { name: 'Copy name' })).toBeVisible();
+
+  const before = await (await fetch(`http://127.0.0.1:${port}/ca.pem`)).text();
+  const replace = panel.getByRole('button', { name: 'Replace the authority…' });
+  // Asked first, the safe answer focused: Escape or Enter keeps the authority.
+  await replace.click();
+  await expect(page.getByRole('alertdialog')).toContainText('Every phone that trusts the old one');
+  await expect(page.getByRole('button', { name: 'Keep the current one' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('alertdialog')).toHaveCount(0);
+  await expect(replace).toBeFocused();
+  expect(await (await fetch(`http://127.0.0.1:${port}/ca.pem`)).text()).toBe(before);
+
+  await replace.click();
+  await answerConfirm(page, 'Replace the authority');
+  await expect(panel.getByRole('status').filter({ hasText: 'A new certificate authority is in place' })).toBeVisible();
+  const after = await (await fetch(`http://127.0.0.1:${port}/ca.pem`)).text();
+  expect(after).toContain('BEGIN CERTIFICATE');
+  expect(after).not.toBe(before);
+  await switchOff(page);
+});

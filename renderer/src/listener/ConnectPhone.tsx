@@ -54,7 +54,19 @@ export function PhonePages({ status }: { status: ListenerStatus }) {
           <PhonePage key={page.url} url={page.url} loopback={page.loopback} />
         ))}
       </ul>
+      {status.mdnsName && <LocalName name={status.mdnsName} />}
     </>
+  );
+}
+
+/** The name announced on the local network (docs/devices.md#a-stable-name): the same whatever address DHCP gives. */
+function LocalName({ name }: { name: string }) {
+  const nameId = useId();
+  return (
+    <p>
+      By name, whatever this computer's address: <code id={nameId}>{name}</code> (on devices that resolve <code>.local</code> names: iPhones, computers,
+      recent Android versions). <CopyButton label="Copy name" value={name} describedBy={nameId} />
+    </p>
   );
 }
 

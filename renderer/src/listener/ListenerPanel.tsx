@@ -8,6 +8,7 @@ import { useListener } from './queries';
 import { CorsOrigins } from './CorsOrigins';
 import { AppKeys, PhonePages } from './ConnectPhone';
 import { FaultRules } from './FaultRules';
+import { CertificateAuthority } from './CertificateAuthority';
 import './listener.css';
 import { ANY_ORIGIN, ANY_ORIGIN_WARNING } from '../../../shared/cors';
 
@@ -51,6 +52,7 @@ export function ListenerPanel({ clientId }: { clientId: string | undefined }) {
         <>
           <ListenerState status={status} />
           <AppKeys clientId={clientId} />
+          <CertificateAuthority />
           {status.configurable ? (
             <ConfigureForm status={status} />
           ) : (
