@@ -12,6 +12,7 @@ import type { ExportJob, JobView, MapImportJob, RestoreJob } from './jobs.js';
 import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
 import { corsOrigins } from './cors.js';
+import type { ReplayResult, RequestDetail, RequestFeed } from './inspector.js';
 
 
 /** An open report as the console lists it: with its reporter's username (null: the client's administrator; a deleted member's reports become theirs). */
@@ -237,6 +238,18 @@ export const operations = {
     httpsPort: z.number().int().min(1, 'must be 1-65535').max(65535, 'must be 1-65535').nullable().optional(),
   }),
 
+  /** The listener's requests newer than `after`, newest first; when there are none, waits for the next (INSPECTOR_FOLLOW_MS at most). */
+  'inspector.follow': z.object({ after: z.number().int().nonnegative().default(0) }),
+  /** One request's headers and bodies, secrets masked. */
+  'inspector.get': z.object({ id: z.number().int().positive() }),
+  /** The curl command that sends the request again; secrets as `***` unless `withSecrets`. */
+  'inspector.curl': z.object({ id: z.number().int().positive(), withSecrets: z.boolean().default(false) }),
+  /** Sends the request again, secrets included, to the listener; the new entry is marked as its replay. */
+  'inspector.replay': z.object({ id: z.number().int().positive() }),
+  'inspector.clear': z.object({}),
+  /** Keeps requests, or stops keeping them (and forgets those kept). */
+  'inspector.configure': z.object({ enabled: z.boolean() }),
+
   'settings.get': z.object({}),
   'settings.set': mapSettings,
   /** The online tiles kept for offline use: how many, how much, and the limit. */
@@ -274,7 +287,7 @@ export type ShellOp = keyof typeof SHELL_OPS;
 export const isShellOp = (op: string): op is ShellOp => op in SHELL_OPS;
 
 /** The operations a host answers rather than the core: its listener's, its sync client's, the shell's. */
-export type HostOp = 'listener.status' | 'listener.configure' | `sync.${string}` | ShellOp;
+export type HostOp = 'listener.status' | 'listener.configure' | `inspector.${string}` | `sync.${string}` | ShellOp;
 
 export type Input<K extends OpName> = z.input<(typeof operations)[K]>;
 export type ValidInput<K extends OpName> = z.output<(typeof operations)[K]>;
@@ -433,6 +446,12 @@ export interface Outputs {
   'members.update': OkBody;
   'listener.status': ListenerStatus;
   'listener.configure': ListenerStatus;
+  'inspector.follow': RequestFeed;
+  'inspector.get': RequestDetail;
+  'inspector.curl': { command: string };
+  'inspector.replay': ReplayResult;
+  'inspector.clear': RequestFeed;
+  'inspector.configure': RequestFeed;
   'settings.get': Settings;
   'settings.set': Settings;
   'tiles.cacheStatus': TileCacheStatus;

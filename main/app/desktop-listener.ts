@@ -22,6 +22,7 @@ export function desktopListener(core: Core): DesktopListener {
   return {
     status: async (): Promise<ListenerStatus> => (await load()).status(),
     configure: async (next) => (await load()).configure(next),
+    inspector: async () => (await load()).inspector(),
     restore: async () => {
       if (core.settings.listener().enabled) await (await load()).restore();
     },

@@ -7,7 +7,8 @@ import { ensureRenderer } from '../build/renderer.js';
 import { offlineLoadStats } from '../core/geocode/index.js';
 import { createCore } from '../core/service.js';
 import { reachableAddresses } from '../http/listener-control.js';
-import { ApiServer } from '../http/server.js';
+import { ApiServer, type RequestLogEntry } from '../http/server.js';
+import { Inspector } from '../http/inspector/inspector.js';
 import { parseFaultRule } from '../http/faults.js';
 import type { CliOptions } from './commands.js';
 import { databasePath, parsePort, parsePositive } from './options.js';
@@ -60,6 +61,8 @@ export async function runServe(options: CliOptions): Promise<number> {
   let boundPort = port;
   let boundHttpsPort: number | undefined;
   const reach = host === '::' ? '0.0.0.0' : host;
+  let listening = false;
+  const inspector = new Inspector(() => (listening ? `http://${hostForUrl(host)}:${boundPort}` : undefined), { enabled: options['no-inspector'] !== true });
   const listener = fixedListener(() => ({
     enabled: true,
     port: boundPort,
@@ -70,7 +73,7 @@ export async function runServe(options: CliOptions): Promise<number> {
     error: null,
     corsOrigins: cors,
     faults: faults.map((r) => r.text),
-  }));
+  }), inspector);
   const format = logFormatOf(options['log-format'], 'pretty');
   const logger = hostLogger({ format });
   // What a person starting it reads; as JSON lines, the same through the log.
@@ -84,10 +87,14 @@ export async function runServe(options: CliOptions): Promise<number> {
     replyMemo: caching,
     cors: () => cors,
     faults,
+    inspector: inspector.ring,
     ...(core.tls ? { tls: { authority: core.tls, httpsPort } } : {}),
   });
-  // Never the query string, where tokens travel: the entry holds the path alone.
-  server.on('request', format === 'json' ? (r) => logger.info({ method: r.method, path: r.path, status: r.status, ms: Number(r.ms.toFixed(1)) }, 'request') : bufferedRequestLog());
+  // Never the query string, where tokens travel, nor a body: the inspector's list's fields (its
+  // time is the line's own, pino's `time`, when the request was answered).
+  const json = (r: RequestLogEntry): void =>
+    logger.info({ address: r.address, scheme: r.scheme, method: r.method, path: r.path, operation: r.operation, status: r.status, ms: Number(r.ms.toFixed(1)), caller: r.caller }, 'request');
+  server.on('request', format === 'json' ? json : bufferedRequestLog());
   server.on('error', (e) => logger.error({ err: e }, 'the API failed a request'));
   // Warmed up before the listener opens (app/host.ts): the offline geocoder is loaded by then.
   const running = await startHost({
@@ -102,6 +109,7 @@ export async function runServe(options: CliOptions): Promise<number> {
         const started = await server.start();
         boundPort = started.port;
         boundHttpsPort = started.httpsPort;
+        listening = true;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE' && httpsPort !== undefined && (error as { httpsPort?: unknown }).httpsPort === httpsPort) {
@@ -111,7 +119,11 @@ export async function runServe(options: CliOptions): Promise<number> {
         throw error;
       }
     },
-    close: () => server.stop(),
+    close: async () => {
+      listening = false;
+      inspector.ring.release();
+      await server.stop();
+    },
   });
   const origin = `http://${hostForUrl(host)}:${boundPort}`;
   say(`Data: ${dir}`);

@@ -5,6 +5,7 @@ import type { ListenerSettings } from '../core/settings/settings.js';
 import { reachableAddresses } from './addresses.js';
 import { portHolder } from './port-holder.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
+import { Inspector } from './inspector/inspector.js';
 
 const HOSTS = { local: '127.0.0.1', lan: '0.0.0.0' } as const;
 
@@ -41,6 +42,8 @@ export class ListenerControl {
   /** The origins allowed to call the API from a browser, read by the running server on each request. */
   private corsOrigins: readonly string[] = [];
   private boundHttpsPort: number | undefined;
+  /** The request inspector's: one for the process, kept across the listeners it starts. */
+  private readonly requests = new Inspector(() => (this.state === 'listening' ? `http://127.0.0.1:${this.boundPort}` : undefined));
 
   constructor(
     private readonly core: Core,
@@ -48,6 +51,10 @@ export class ListenerControl {
     /** The port of this app's own admin console, to name it when it is the one in the way. */
     private readonly consolePort: () => number | undefined = () => undefined,
   ) {}
+
+  inspector(): Inspector {
+    return this.requests;
+  }
 
   status(): ListenerStatus {
     const s = this.core.settings.listener();
@@ -147,6 +154,7 @@ export class ListenerControl {
       host: HOSTS[settings.scope],
       port: settings.port,
       cors: () => this.corsOrigins,
+      inspector: this.requests.ring,
       ...(authority ? { tls: { authority, httpsPort } } : {}),
     });
     api.on('request', this.onRequest);
