@@ -312,6 +312,11 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if ((this.options.faults?.length ?? 0) > 0) return false;
     const started = performance.now();
     const exchange = Exchange.of(request);
+    // What a handler adds to the reply is kept beside it: its type and length are the same for all.
+    const header: ReplyHeader = (name, value) => {
+      response.setHeader(name, value);
+      exchange.addReplyHeader(name, value);
+    };
     const send = (status: number, bytes: Buffer | string): void => {
       if (request.socket.destroyed) {
         this.log(exchange, CLIENT_CLOSED_REQUEST, performance.now() - started);
@@ -319,7 +324,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       }
       response.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(bytes) });
       response.end(bytes);
-      if (this.options.inspector?.enabled) exchange.keepReply(bytes, response.getHeaders());
+      if (this.options.inspector?.enabled) exchange.keepReply(bytes, JSON_TYPE);
       this.log(exchange, status, performance.now() - started);
     };
     const fail = (error: unknown): void => {
@@ -327,7 +332,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       if (internal) this.report(error);
       // A failure after the reply went out (a request listener that threw) has nothing to answer.
       if (response.headersSent) return;
-      if (retryAfter !== undefined) response.setHeader('retry-after', String(retryAfter));
+      if (retryAfter !== undefined) header('retry-after', String(retryAfter));
       send(body.code, JSON.stringify(body));
     };
     const succeed = (answer: unknown): void => send(200, answer instanceof JsonText ? answer.text : JSON.stringify(answer));
@@ -346,7 +351,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       }
       // All a GET without a body asks is in its URL: the key of a repeatable read's memo.
       exchange.operation = operation.route.name;
-      const answer = this.answer(operation, url, [], request.socket.remoteAddress ?? '', (name, value) => response.setHeader(name, value), url, exchange);
+      const answer = this.answer(operation, url, [], request.socket.remoteAddress ?? '', header, url, exchange);
       if (answer instanceof Promise) answer.then(succeed).catch(fail).catch((error: unknown) => this.report(error));
       else succeed(answer);
     } catch (error) {

@@ -139,6 +139,8 @@ describe('on a real listener', () => {
     await t.get('/1/pois/get.json', { access_token: member, poi });
     expect(t.server.memoHits).toBeGreaterThan(0);
     expect(newest().summary()).toMatchObject({ caller: 'member', operation: 'pois.get', status: 200 });
+    // A reply the listener writes itself, before Fastify, says its type too.
+    expect(inspector.get(newest().id).replyHeaders).toContainEqual(['content-type', 'application/json; charset=utf-8']);
   });
 
   it('keeps a request body and its reply, masked when read', async () => {

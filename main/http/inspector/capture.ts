@@ -32,7 +32,9 @@ export class Exchange {
   bodyTruncated = false;
   reply: string | Buffer | undefined;
   replyTruncated = false;
+  /** The reply's headers; or, for a reply the listener wrote itself, its type and the headers its handler added. */
   replyHeaders: Headers | undefined;
+  private replyType: string | undefined;
   /** Bytes counted against the ring's limit. */
   bytes = 0;
   private named: string | null | undefined;
@@ -91,9 +93,18 @@ export class Exchange {
     this.body = this.bodyTruncated ? { form: body.form, entries: kept } : body;
   }
 
-  /** Keeps the reply's bytes, or a copy of the first INSPECTOR_BODY_BYTES of them. */
-  keepReply(reply: string | Buffer, headers: Headers): void {
-    this.replyHeaders = headers;
+  /** A header the handler added to a reply the listener writes itself (server.ts, answerDirectly). */
+  addReplyHeader(name: string, value: string): void {
+    (this.replyHeaders ??= {})[name.toLowerCase()] = value;
+  }
+
+  /**
+   * Keeps the reply's bytes, or a copy of the first INSPECTOR_BODY_BYTES of them, and its headers
+   * (Fastify's), or its content type alone (the headers of a reply written directly are known).
+   */
+  keepReply(reply: string | Buffer, headers: Headers | string): void {
+    if (typeof headers === 'string') this.replyType = headers;
+    else this.replyHeaders = headers;
     if (reply.length <= INSPECTOR_BODY_BYTES) {
       this.reply = reply;
       return;
@@ -126,7 +137,7 @@ export class Exchange {
       url: maskUrl(this.url),
       requestHeaders: maskHeaders(this.headers),
       requestBody: this.body === undefined ? null : shownBody(this.body, this.bodyTruncated),
-      replyHeaders: this.replyHeaders ? maskHeaders(this.replyHeaders) : [],
+      replyHeaders: this.replyType === undefined ? maskHeaders(this.replyHeaders ?? {}) : [['content-type', this.replyType], ...maskHeaders(this.replyHeaders ?? {})],
       replyBody: this.reply === undefined ? null : { kind: 'text', text: maskJsonText(this.reply.toString()), truncated: this.replyTruncated },
     };
   }

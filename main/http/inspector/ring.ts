@@ -6,7 +6,10 @@ const ENTRY_OVERHEAD = 256;
 
 function sizeOf(exchange: Exchange): number {
   let size = ENTRY_OVERHEAD + exchange.url.length + (exchange.reply?.length ?? 0);
-  for (const name in exchange.headers) size += name.length + String(exchange.headers[name]).length;
+  for (const name in exchange.headers) {
+    const value = exchange.headers[name];
+    size += name.length + (typeof value === 'string' ? value.length : JSON.stringify(value ?? '').length);
+  }
   // The body's size as the device announced it (capped where it was kept): measured without serializing it.
   const announced = Number(exchange.headers['content-length'] ?? 0);
   if (exchange.body !== undefined && Number.isFinite(announced)) size += announced;
@@ -131,6 +134,8 @@ export class RequestRing {
           resolve(this.feed(waiter.after));
         }, waitMs),
       };
+      // A question held open must not keep a stopping process alive.
+      waiter.timer.unref();
       this.waiters.push(waiter);
     });
   }
