@@ -247,6 +247,8 @@ export const operations = {
   /** Sends the request again, secrets included, to the listener; the new entry is marked as its replay. */
   'inspector.replay': z.object({ id: z.number().int().positive() }),
   'inspector.clear': z.object({}),
+  /** Writes the requests kept, masked, as JSON lines to a new file in the data folder's `requests/` (0600). */
+  'inspector.save': z.object({}),
   /** Keeps requests, or stops keeping them (and forgets those kept). */
   'inspector.configure': z.object({ enabled: z.boolean() }),
 
@@ -451,6 +453,7 @@ export interface Outputs {
   'inspector.curl': { command: string };
   'inspector.replay': ReplayResult;
   'inspector.clear': RequestFeed;
+  'inspector.save': { file: string; count: number };
   'inspector.configure': RequestFeed;
   'settings.get': Settings;
   'settings.set': Settings;

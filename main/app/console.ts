@@ -51,6 +51,7 @@ function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAgent): Ha
     'inspector.curl': async (i) => (await inspectorOf(listener)).curl(i.id, i.withSecrets),
     'inspector.replay': async (i) => (await inspectorOf(listener)).replay(i.id),
     'inspector.clear': async () => (await inspectorOf(listener)).clear(),
+    'inspector.save': async () => (await inspectorOf(listener)).save(),
     'inspector.configure': async (i) => (await inspectorOf(listener)).configure(i.enabled),
     'sync.status': () => (sync ? sync.status() : NO_SYNC()),
     'sync.configure': (i) => (sync ? sync.configure(i.url, i.credential, i.insecureHttp) : NO_SYNC()),

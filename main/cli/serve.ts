@@ -62,7 +62,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   let boundHttpsPort: number | undefined;
   const reach = host === '::' ? '0.0.0.0' : host;
   let listening = false;
-  const inspector = new Inspector(() => (listening ? `http://${hostForUrl(host)}:${boundPort}` : undefined), { enabled: options['no-inspector'] !== true });
+  const inspector = new Inspector(() => (listening ? `http://${hostForUrl(host)}:${boundPort}` : undefined), { enabled: options['no-inspector'] !== true, folder: dir });
   const listener = fixedListener(() => ({
     enabled: true,
     port: boundPort,

@@ -43,14 +43,18 @@ export class ListenerControl {
   private corsOrigins: readonly string[] = [];
   private boundHttpsPort: number | undefined;
   /** The request inspector's: one for the process, kept across the listeners it starts. */
-  private readonly requests = new Inspector(() => (this.state === 'listening' ? `http://127.0.0.1:${this.boundPort}` : undefined));
+  private readonly requests: Inspector;
 
   constructor(
     private readonly core: Core,
     private readonly onRequest: (entry: RequestLogEntry) => void = () => undefined,
     /** The port of this app's own admin console, to name it when it is the one in the way. */
     private readonly consolePort: () => number | undefined = () => undefined,
-  ) {}
+    /** The data folder, where the request inspector saves files (none: it does not). */
+    folder?: string,
+  ) {
+    this.requests = new Inspector(() => (this.state === 'listening' ? `http://127.0.0.1:${this.boundPort}` : undefined), { folder });
+  }
 
   inspector(): Inspector {
     return this.requests;

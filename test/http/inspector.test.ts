@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +102,7 @@ describe('curl quoting', () => {
 describe('on a real listener', () => {
   let t: TestServer;
   let inspector: Inspector;
+  const folder = mkdtempSync(join(tmpdir(), 'poi-inspector-'));
   let admin: string;
   let apiKey: string;
   let member: string;
@@ -107,7 +111,7 @@ describe('on a real listener', () => {
   beforeAll(async () => {
     // The listener's address, known once it listens.
     const at: { base?: string } = {};
-    inspector = new Inspector(() => at.base);
+    inspector = new Inspector(() => at.base, { folder });
     t = await startTestServer({}, { inspector: inspector.ring });
     at.base = t.base;
     const c = t.core.clients.create({ name: 'Demo' });
@@ -119,7 +123,10 @@ describe('on a real listener', () => {
     member = (login.json.accreditation as { access_token: string }).access_token;
     poi = (await t.get('/1/pois/add.json', { access_token: member, lat: 40.4, lng: -3.7, name: 'Sol', categories: 7 })).json.id as number;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
 
   const newest = () => inspector.ring.since(0)[0]!;
 
@@ -151,6 +158,17 @@ describe('on a real listener', () => {
     expect(JSON.stringify(detail)).not.toContain('secret-pwd-1');
     expect(JSON.stringify(detail)).not.toContain(apiKey);
     expect(detail.replyBody?.text).toContain(`"access_token":"${MASK}"`);
+  });
+
+  it('saves what it keeps as JSON lines, masked, readable by this user alone', async () => {
+    await t.post('/1/users/login.json', { api_key: apiKey, username: 'annann', pwd: 'secret-pwd-1' });
+    const { file, count } = inspector.save();
+    expect(count).toBe(inspector.ring.size);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(count);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ path: '/1/users/login.json', caller: 'client', requestBody: { kind: 'form' } });
+    for (const secret of ['secret-pwd-1', apiKey, member, admin]) expect(readFileSync(file, 'utf8')).not.toContain(secret);
   });
 
   it('replays a request: the same status and body, marked as a replay', async () => {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { INSPECTOR_BODY_BYTES, INSPECTOR_MAX_ENTRIES, INSPECTOR_REPLAY_MS, type RequestDetail, type RequestFeed, type ReplayResult } from '../../../shared/inspector.js';
 import { ServiceError } from '../../core/errors.js';
 import { REPLAY_HEADER, type Exchange } from './capture.js';
@@ -14,12 +16,16 @@ import { RequestRing } from './ring.js';
 export class Inspector {
   readonly ring: RequestRing;
 
+  /** `folder`: the data folder, whose `requests/` the saved files go to (none: saving is refused). */
   constructor(
     private readonly base: () => string | undefined,
-    options: { enabled?: boolean } = {},
+    options: { enabled?: boolean; folder?: string | undefined } = {},
   ) {
     this.ring = new RequestRing(options);
+    this.folder = options.folder;
   }
+
+  private readonly folder: string | undefined;
 
   private entry(id: number): Exchange {
     const found = this.ring.get(id);
@@ -52,6 +58,20 @@ export class Inspector {
       this.ring.release();
     }
     return this.ring.feed(this.ring.last);
+  }
+
+  /**
+   * The requests kept, oldest first, as JSON lines (each one's detail, masked) in a new file of
+   * the data folder's `requests/`, readable by this user alone.
+   */
+  save(): { file: string; count: number } {
+    if (this.folder === undefined) throw new ServiceError('FORBIDDEN', 'requests are saved in the data folder, and this process has none (its database is in memory)');
+    const dir = join(this.folder, 'requests');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const entries = this.ring.since(0).reverse();
+    const file = join(dir, `requests-${new Date().toISOString().replace(/[:.]/g, '-')}-${entries[entries.length - 1]?.id ?? 0}.jsonl`);
+    writeFileSync(file, entries.map((e) => `${JSON.stringify(e.detail())}\n`).join(''), { mode: 0o600, flag: 'wx' });
+    return { file, count: entries.length };
   }
 
   clear(): RequestFeed {

@@ -5,7 +5,7 @@ import type { InspectedBody, RequestSummary } from '../../../shared/inspector';
 import { Checkbox } from '../ui/Checkbox';
 import { CopyButton } from '../ui/CopyButton';
 import { FormError } from '../ui/Field';
-import { useClearRequests, useConfigureInspector, useReplay } from './mutations';
+import { useClearRequests, useConfigureInspector, useReplay, useSaveRequests } from './mutations';
 import { useCurl, useRequestDetail, useRequestFeed } from './queries';
 
 const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
@@ -41,6 +41,7 @@ export function RequestsPanel() {
   const feed = useRequestFeed();
   const clear = useClearRequests();
   const configure = useConfigureInspector();
+  const save = useSaveRequests();
   const [filters, setFilters] = useState<Filters>(NO_FILTER);
   const [open, setOpen] = useState<number | undefined>();
   const rows = useRef(new Map<number, HTMLButtonElement>());
@@ -80,8 +81,14 @@ export function RequestsPanel() {
         <button type="button" disabled={clear.isPending || feed.entries.length === 0} onClick={() => clear.mutate({}, { onSuccess: () => feed.reset() })}>
           Clear
         </button>
+        <button type="button" disabled={save.isPending || feed.entries.length === 0} onClick={() => save.mutate({})}>
+          Save to a file
+        </button>
       </div>
-      <FormError error={configure.errors.form ?? clear.errors.form} />
+      <p role="status" className="done">
+        {save.data ? `Saved ${save.data.count} requests, secrets masked, to ${save.data.file}` : ''}
+      </p>
+      <FormError error={configure.errors.form ?? clear.errors.form ?? save.errors.form} />
       {feed.error && <FormError error={`Could not read the requests: ${feed.error}. Trying again.`} />}
       <fieldset className="request-filters">
         <legend>Show</legend>
