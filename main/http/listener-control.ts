@@ -200,6 +200,8 @@ export class ListenerControl {
     this.server = undefined;
     this.running = undefined;
     this.state = 'stopped';
+    // A page's held inspector.follow is answered now (it asks again): a closing console waits for it.
+    this.requests.ring.release();
     await server?.stop();
   }
 }

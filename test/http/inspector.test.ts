@@ -9,6 +9,9 @@ import { INSPECTOR_BODY_BYTES, MASK, SECRET_WORDS } from '../../shared/inspector
 import { Exchange } from '../../main/http/inspector/capture.js';
 import { shellWord } from '../../main/http/inspector/curl.js';
 import { Inspector } from '../../main/http/inspector/inspector.js';
+import { ListenerControl } from '../../main/http/listener-control.js';
+import { testCore } from '../support/core.js';
+import { freePort } from '../support/free-port.js';
 import { RequestRing } from '../../main/http/inspector/ring.js';
 import { startTestServer, type TestServer } from '../support/http.js';
 
@@ -56,6 +59,24 @@ describe('the ring', () => {
     expect(feed.entries.map((e) => e.id)).toEqual([2]);
     expect(performance.now() - started).toBeLessThan(1000);
     expect((await ring.follow(2, 30)).entries).toEqual([]);
+  });
+});
+
+describe('the listener control', () => {
+  it('answers a held follow when it stops, so that a closing console does not wait 20 s for it', async () => {
+    const core = testCore();
+    const control = new ListenerControl(core);
+    try {
+      await control.configure({ enabled: true, port: await freePort(), scope: 'local' });
+      const held = control.inspector().follow(0);
+      const started = performance.now();
+      await control.stop();
+      expect(await held).toMatchObject({ entries: [] });
+      expect(performance.now() - started).toBeLessThan(1000);
+    } finally {
+      await control.stop();
+      core.close();
+    }
   });
 });
 
