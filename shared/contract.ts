@@ -13,6 +13,7 @@ import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
 import { corsOrigins } from './cors.js';
 import { faultRules } from './faults.js';
+import type { ReplayResult, RequestDetail, RequestFeed } from './inspector.js';
 
 
 /** An open report as the console lists it: with its reporter's username (null: the client's administrator; a deleted member's reports become theirs). */
@@ -242,6 +243,19 @@ export const operations = {
 
   /** A new certificate authority for the data folder: every phone must install it again. */
   'listener.rotateAuthority': z.object({}),
+  /** The listener's requests newer than `after`, newest first; when there are none, waits for the next (INSPECTOR_FOLLOW_MS at most). */
+  'inspector.follow': z.object({ after: z.number().int().nonnegative().default(0) }),
+  /** One request's headers and bodies, secrets masked. */
+  'inspector.get': z.object({ id: z.number().int().positive() }),
+  /** The curl command that sends the request again; secrets as `***` unless `withSecrets`. */
+  'inspector.curl': z.object({ id: z.number().int().positive(), withSecrets: z.boolean().default(false) }),
+  /** Sends the request again, secrets included, to the listener; the new entry is marked as its replay. */
+  'inspector.replay': z.object({ id: z.number().int().positive() }),
+  'inspector.clear': z.object({}),
+  /** Writes the requests kept, masked, as JSON lines to a new file in the data folder's `requests/` (0600). */
+  'inspector.save': z.object({}),
+  /** Keeps requests, or stops keeping them (and forgets those kept). */
+  'inspector.configure': z.object({ enabled: z.boolean() }),
 
   'settings.get': z.object({}),
   'settings.set': mapSettings,
@@ -280,7 +294,7 @@ export type ShellOp = keyof typeof SHELL_OPS;
 export const isShellOp = (op: string): op is ShellOp => op in SHELL_OPS;
 
 /** The operations a host answers rather than the core: its listener's, its sync client's, the shell's. */
-export type HostOp = 'listener.status' | 'listener.configure' | 'listener.rotateAuthority' | `sync.${string}` | ShellOp;
+export type HostOp = 'listener.status' | 'listener.configure' | 'listener.rotateAuthority' | `inspector.${string}` | `sync.${string}` | ShellOp;
 
 export type Input<K extends OpName> = z.input<(typeof operations)[K]>;
 export type ValidInput<K extends OpName> = z.output<(typeof operations)[K]>;
@@ -444,6 +458,13 @@ export interface Outputs {
   'listener.status': ListenerStatus;
   'listener.configure': ListenerStatus;
   'listener.rotateAuthority': ListenerStatus;
+  'inspector.follow': RequestFeed;
+  'inspector.get': RequestDetail;
+  'inspector.curl': { command: string };
+  'inspector.replay': ReplayResult;
+  'inspector.clear': RequestFeed;
+  'inspector.save': { file: string; count: number };
+  'inspector.configure': RequestFeed;
   'settings.get': Settings;
   'settings.set': Settings;
   'tiles.cacheStatus': TileCacheStatus;

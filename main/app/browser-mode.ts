@@ -38,7 +38,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Run
   const token = fixed === undefined ? liveConsoleToken(dirname(options.file)) : () => fixed;
   const core = createCore({ file: options.file });
   let port: number | undefined;
-  const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`), () => port);
+  const listener = new ListenerControl(core, (r) => log(`api: ${r.method} ${r.path} ${r.status} ${r.ms.toFixed(1)}ms`), () => port, dirname(options.file));
   const sync = new SyncAgent(core.syncSide, dirname(options.file), { auto: true });
   const opts = consoleOptions(core, listener, (e) => logger.error({ err: e }, 'a console operation failed'), token, sync);
   let server = new ApiServer(core, { host: '127.0.0.1', port: options.port ?? DEFAULT_CONSOLE_PORT, api: false, console: opts });

@@ -7,6 +7,7 @@ import { ServiceError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ListenerSettings } from '../core/settings/settings.js';
 import type { ConsoleOptions } from '../http/console-routes.js';
+import type { Inspector } from '../http/inspector/inspector.js';
 import type { SyncAgent } from '../sync-client/agent.js';
 
 /** What the console needs of the API listener, whoever runs it. */
@@ -15,6 +16,8 @@ export interface ListenerHandle {
   configure(next: ListenerSettings): Promise<ListenerStatus>;
   /** A new certificate authority for the data folder; the running HTTPS port, if any, takes a certificate it signs. */
   rotateAuthority(): Promise<ListenerStatus>;
+  /** Its request inspector (docs/devices.md#request-inspector); absent where the host keeps none. */
+  inspector?: () => Inspector | Promise<Inspector>;
 }
 
 const NO_AUTHORITY = (): never => {
@@ -22,8 +25,9 @@ const NO_AUTHORITY = (): never => {
 };
 
 /** The listener of `cli serve`: shown, but fixed by the command line; its certificate authority may be rotated. */
-export function fixedListener(status: () => Omit<ListenerStatus, 'configurable'>, rotateAuthority: () => Promise<void> = NO_AUTHORITY): ListenerHandle {
+export function fixedListener(status: () => Omit<ListenerStatus, 'configurable'>, rotateAuthority: () => Promise<void> = NO_AUTHORITY, inspector?: Inspector): ListenerHandle {
   return {
+    ...(inspector ? { inspector: () => inspector } : {}),
     status: () => ({ ...status(), configurable: false }),
     rotateAuthority: async () => {
       await rotateAuthority();
@@ -40,6 +44,12 @@ const NO_SYNC = (): never => {
   throw new ServiceError('FORBIDDEN', 'this process does not sync: start the app or cli serve on a data folder');
 };
 
+/** The listener's request inspector, or the refusal of a host that keeps none. */
+const inspectorOf = async (listener: ListenerHandle): Promise<Inspector> => {
+  if (!listener.inspector) throw new ServiceError('FORBIDDEN', 'this process keeps no requests: open the admin UI of the app or of cli serve');
+  return listener.inspector();
+};
+
 /** Every console operation: the core's, plus the listener's and the sync's, which the host runs. */
 function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAgent): Handlers<OpName> {
   return {
@@ -47,6 +57,13 @@ function allHandlers(core: Core, listener: ListenerHandle, sync?: SyncAgent): Ha
     'listener.status': () => listener.status(),
     'listener.configure': (i) => listener.configure(i),
     'listener.rotateAuthority': () => listener.rotateAuthority(),
+    'inspector.follow': async (i) => (await inspectorOf(listener)).follow(i.after),
+    'inspector.get': async (i) => (await inspectorOf(listener)).get(i.id),
+    'inspector.curl': async (i) => (await inspectorOf(listener)).curl(i.id, i.withSecrets),
+    'inspector.replay': async (i) => (await inspectorOf(listener)).replay(i.id),
+    'inspector.clear': async () => (await inspectorOf(listener)).clear(),
+    'inspector.save': async () => (await inspectorOf(listener)).save(),
+    'inspector.configure': async (i) => (await inspectorOf(listener)).configure(i.enabled),
     'sync.status': () => (sync ? sync.status() : NO_SYNC()),
     'sync.configure': (i) => (sync ? sync.configure(i.url, i.credential, i.insecureHttp) : NO_SYNC()),
     'sync.now': () => (sync ? sync.syncNow() : NO_SYNC()),

@@ -15,14 +15,15 @@ export interface DesktopListener extends ListenerHandle {
  * at start, or when the Listener panel asks about it. The desktop bundle keeps it in a file of
  * its own (main/build/desktop.ts), which Electron does not load at start.
  */
-export function desktopListener(core: Core): DesktopListener {
+export function desktopListener(core: Core, folder?: string): DesktopListener {
   let control: Promise<ListenerControl> | undefined;
   const load = (): Promise<ListenerControl> =>
-    (control ??= import('../http/listener-control.js').then(({ ListenerControl }) => new ListenerControl(core)));
+    (control ??= import('../http/listener-control.js').then(({ ListenerControl }) => new ListenerControl(core, undefined, undefined, folder)));
   return {
     status: async (): Promise<ListenerStatus> => (await load()).status(),
     configure: async (next) => (await load()).configure(next),
     rotateAuthority: async () => (await load()).rotateAuthority(),
+    inspector: async () => (await load()).inspector(),
     restore: async () => {
       if (core.settings.listener().enabled) await (await load()).restore();
     },

@@ -55,6 +55,7 @@ export const FLAGS = {
   },
   'no-reply-cache': { type: 'boolean', description: "Answers every get.json from the database, without the listener's memo and the cache of whole replies." },
   'no-mdns': { type: 'boolean', description: "With --host 0.0.0.0: does not announce the listener's .local name on the local network (see devices.md)." },
+  'no-inspector': { type: 'boolean', description: "Keeps no requests for the admin UI's request inspector." },
   cors: {
     type: 'string',
     value: 'ORIGIN',
@@ -128,8 +129,8 @@ interface Command {
 export const COMMANDS = [
   {
     command: 'serve',
-    args: '[--data DIR] [--port N] [--https-port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...] [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache] [--no-mdns] [--log-format pretty|json] [--cors ORIGIN ...] [--fault RULE ...]',
-    flags: ['data', 'port', 'https-port', 'host', 'rate-limit', 'nominatim-url', 'geocode-timeout', 'no-reply-cache', 'no-mdns', 'log-format', 'cors', 'fault'],
+    args: '[--data DIR] [--port N] [--https-port N] [--host ADDR] [--rate-limit NAME=POINTS/SECONDS ...] [--nominatim-url URL] [--geocode-timeout MS] [--no-reply-cache] [--no-mdns] [--no-inspector] [--log-format pretty|json] [--cors ORIGIN ...] [--fault RULE ...]',
+    flags: ['data', 'port', 'https-port', 'host', 'rate-limit', 'nominatim-url', 'geocode-timeout', 'no-reply-cache', 'no-mdns', 'no-inspector', 'log-format', 'cors', 'fault'],
     summary: 'Serves the API and the admin UI on one listener, until Ctrl-C',
     description: [
       "Serves the API (default port 8080, host 127.0.0.1) and the admin UI on the same listener, at the `Admin UI: http://.../#token=...` address it prints (the data folder's console token).",
@@ -139,7 +140,8 @@ export const COMMANDS = [
       '`--nominatim-url` turns on online geocoding (see [Geocoding](api.md#geocoding)).',
       "`--no-reply-cache` answers every `get.json` from the database rather than from the listener's memo of repeated requests and the cache of whole replies (see [Performance](performance.md); the bench measures both).",
       'Logs one line per request (method, path, status, time; never the query string, where tokens travel); a client that hung up before its answer is logged with status 499, as nginx does (a write it sent is still made).',
-      '`--log-format json` writes every line as a JSON object, for a log collector: the admin UI address is then given without its token (read it from the data folder\'s `console-token` file).',
+      '`--log-format json` writes every line as a JSON object, for a log collector: the admin UI address is then given without its token (read it from the data folder\'s `console-token` file). A request\'s line carries `time` (when it was answered), `address`, `scheme`, `method`, `path`, `operation`, `status`, `ms` and `caller` (`client`, `member` or `anonymous`), the fields of the request inspector\'s list; never a query string nor a body.',
+      'The admin UI\'s Requests panel shows the API\'s last requests as they come, with their bodies, secrets masked (see [Request inspector](devices.md#request-inspector)); `--no-inspector` keeps none.',
       'Stopping, or switching the listener off, closes at once the connections that never sent a byte (browsers open them ahead of need).',
       'Stops cleanly on Ctrl-C / SIGTERM.',
       '`--fault RULE` slows down, fails or drops requests on purpose, for one operation (named by its path: `pois/get`) or all (`*`): `--fault "*:latency=200-800ms"`, `--fault "pois/get:status=503@10%"`, `--fault "users/login:drop@5%"`; each touched reply carries `X-Fault-Injected: <rule>` (see [Faults on purpose](devices.md#faults-on-purpose)).',

@@ -11,6 +11,8 @@ import { ONBOARDING_PATHS } from '../http/onboarding.js';
 import { ApiServer } from '../http/server.js';
 import { dotLocal, LocalNameAdvertiser } from '../http/mdns.js';
 import { parseFaultRule } from '../../shared/faults.js';
+import type { RequestLogEntry } from '../http/server.js';
+import { Inspector } from '../http/inspector/inspector.js';
 import type { CliOptions } from './commands.js';
 import { databasePath, parsePort, parsePositive } from './options.js';
 import { describeLimits, parseRateLimits } from './rate-limits.js';
@@ -62,6 +64,8 @@ export async function runServe(options: CliOptions): Promise<number> {
   let boundPort = port;
   let boundHttpsPort: number | undefined;
   const reach = host === '::' ? '0.0.0.0' : host;
+  let listening = false;
+  const inspector = new Inspector(() => (listening ? `http://${hostForUrl(host)}:${boundPort}` : undefined), { enabled: options['no-inspector'] !== true, folder: dir });
   const listener = fixedListener(() => ({
     enabled: true,
     port: boundPort,
@@ -77,7 +81,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   }), async () => {
     await core.tls?.rotate();
     await server.refreshCertificate();
-  });
+  }, inspector);
   const format = logFormatOf(options['log-format'], 'pretty');
   const logger = hostLogger({ format });
   const localName = core.settings.localName();
@@ -99,10 +103,14 @@ export async function runServe(options: CliOptions): Promise<number> {
     localName: dotLocal(localName),
     // None given: no per-request check at all.
     ...(faults.length > 0 ? { faults: () => faults } : {}),
+    inspector: inspector.ring,
     ...(core.tls ? { tls: { authority: core.tls, httpsPort } } : {}),
   });
-  // Never the query string, where tokens travel: the entry holds the path alone.
-  server.on('request', format === 'json' ? (r) => logger.info({ method: r.method, path: r.path, status: r.status, ms: Number(r.ms.toFixed(1)) }, 'request') : bufferedRequestLog());
+  // Never the query string, where tokens travel, nor a body: the inspector's list's fields (its
+  // time is the line's own, pino's `time`, when the request was answered).
+  const json = (r: RequestLogEntry): void =>
+    logger.info({ address: r.address, scheme: r.scheme, method: r.method, path: r.path, operation: r.operation, status: r.status, ms: Number(r.ms.toFixed(1)), caller: r.caller }, 'request');
+  server.on('request', format === 'json' ? json : bufferedRequestLog());
   server.on('error', (e) => logger.error({ err: e }, 'the API failed a request'));
   // Warmed up before the listener opens (app/host.ts): the offline geocoder is loaded by then.
   const running = await startHost({
@@ -117,6 +125,7 @@ export async function runServe(options: CliOptions): Promise<number> {
         const started = await server.start();
         boundPort = started.port;
         boundHttpsPort = started.httpsPort;
+        listening = true;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE' && httpsPort !== undefined && (error as { httpsPort?: unknown }).httpsPort === httpsPort) {
@@ -128,6 +137,8 @@ export async function runServe(options: CliOptions): Promise<number> {
       await advertiser?.advertise({ name: localName, port: boundPort, httpsPort: boundHttpsPort });
     },
     close: async () => {
+      listening = false;
+      inspector.ring.release();
       await advertiser?.stop();
       await server.stop();
     },

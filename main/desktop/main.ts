@@ -79,7 +79,7 @@ app.whenReady().then(async () => {
   );
   // A file in the data folder: the desktop app has no terminal to write to.
   const logger = hostLogger({ file: join(defaultDataDir(), 'logs', 'main.log') });
-  const listener = desktopListener(opened);
+  const listener = desktopListener(opened, defaultDataDir());
   const sync = new SyncAgent(opened.syncSide, defaultDataDir(), { auto: true });
   handleConsoleIpc(createInvoke(opened, listener, (e) => logger.error({ err: e }, 'a console operation failed'), sync), {
     'app.openExternal': (input, activated) => openExternalLink(input, activated),

@@ -5,6 +5,8 @@ import type { Core } from '../core/service.js';
 import type { WireParams } from './params.js';
 import { wireInput, wireKeys } from './wire-input.js';
 import { ReplyMemo } from './reply-memo.js';
+import type { CallerKind } from '../../shared/inspector.js';
+import { callerKind } from './inspector/capture.js';
 
 interface Route {
   name: ApiName;
@@ -111,8 +113,9 @@ export class ApiRunner {
   /**
    * `header` adds a header to the reply (see ReplyHeader). `url` is given where the request is
    * a GET without a body: all it asks is in its URL, and a repeatable read may be remembered by it.
+   * `seen.caller` is set to what authenticated the call, once it is known (the request log's).
    */
-  run({ route, pathArgs }: Resolved, params: WireParams, origin: string, header?: ReplyHeader, url?: string): unknown {
+  run({ route, pathArgs }: Resolved, params: WireParams, origin: string, header?: ReplyHeader, url?: string, seen: { caller: CallerKind } = { caller: 'anonymous' }): unknown {
     let until = Infinity;
     let keep = true;
     const answer = (): unknown => {
@@ -122,6 +125,7 @@ export class ApiRunner {
         origin,
       });
       if ('principal' in caller) until = caller.principal?.expiresAt ?? Infinity;
+      seen.caller = callerKind(caller);
       const input = validate(route.operation.input, wireInput(route.keys, params, pathArgs));
       const handler = this.core.api[route.name] as (caller: unknown, input: unknown, header?: ReplyHeader) => unknown;
       const headed: ReplyHeader | undefined = header && ((name, value) => ((keep = false), header(name, value)));
@@ -132,7 +136,7 @@ export class ApiRunner {
     // box keeps better-sqlite3 from refusing a transaction that returns a promise.
     const inTransaction = (): unknown => (route.operation.reads ? this.core.read(() => ({ answer: answer() })).answer : answer());
     if (route.operation.repeatable && url !== undefined && this.memo.enabled) {
-      return this.memo.remember(url, () => ({ reply: inTransaction(), until, keep }));
+      return this.memo.remember(url, () => ({ reply: inTransaction(), until, keep, caller: seen.caller }));
     }
     return route.operation.heavy ? this.core.heavy.run(inTransaction) : inTransaction();
   }

@@ -8,6 +8,7 @@ import { dotLocal, LocalNameAdvertiser } from './mdns.js';
 import { ONBOARDING_PATHS } from './onboarding.js';
 import { portHolder } from './port-holder.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
+import { Inspector } from './inspector/inspector.js';
 
 const HOSTS = { local: '127.0.0.1', lan: '0.0.0.0' } as const;
 
@@ -48,13 +49,23 @@ export class ListenerControl {
   private boundHttpsPort: number | undefined;
   /** The `.local` name, announced while the listener is on the local network (mdns.ts). */
   private readonly advertiser = new LocalNameAdvertiser({ onError: (error) => console.error(`poi listener: the .local name could not be announced: ${error.message}`) });
+  /** The request inspector's: one for the process, kept across the listeners it starts. */
+  private readonly requests: Inspector;
 
   constructor(
     private readonly core: Core,
     private readonly onRequest: (entry: RequestLogEntry) => void = () => undefined,
     /** The port of this app's own admin console, to name it when it is the one in the way. */
     private readonly consolePort: () => number | undefined = () => undefined,
-  ) {}
+    /** The data folder, where the request inspector saves files (none: it does not). */
+    folder?: string,
+  ) {
+    this.requests = new Inspector(() => (this.state === 'listening' ? `http://127.0.0.1:${this.boundPort}` : undefined), { folder });
+  }
+
+  inspector(): Inspector {
+    return this.requests;
+  }
 
   status(): ListenerStatus {
     const s = this.core.settings.listener();
@@ -184,6 +195,7 @@ export class ListenerControl {
       cors: () => this.corsOrigins,
       localName: dotLocal(this.core.settings.localName()),
       faults: () => this.faults,
+      inspector: this.requests.ring,
       ...(authority ? { tls: { authority, httpsPort } } : {}),
     });
     api.on('request', this.onRequest);
@@ -227,6 +239,8 @@ export class ListenerControl {
     this.running = undefined;
     this.state = 'stopped';
     await this.advertiser.stop();
+    // A page's held inspector.follow is answered now (it asks again): a closing console waits for it.
+    this.requests.ring.release();
     await server?.stop();
   }
 }

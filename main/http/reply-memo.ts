@@ -1,3 +1,4 @@
+import type { CallerKind } from '../../shared/inspector.js';
 import type { Core } from '../core/service.js';
 
 /** A reply already serialized: the listener sends it as it is. */
@@ -12,10 +13,12 @@ export class JsonText {
  */
 const CAPACITY_BYTES = 16 * 1024 * 1024;
 
-interface Remembered {
+export interface Remembered {
   bytes: Buffer;
   /** When the token that asked expires (the core's clock); Infinity when it does not. */
   until: number;
+  /** What authenticated the request that was answered (the request log and inspector say it of every hit). */
+  caller: CallerKind;
 }
 
 /**
@@ -41,8 +44,8 @@ export class ReplyMemo {
     readonly enabled: boolean,
   ) {}
 
-  /** The reply's bytes remembered for this URL, if nothing was committed since and its token is still good. */
-  recall(url: string): Buffer | undefined {
+  /** The reply remembered for this URL, if nothing was committed since and its token is still good. */
+  recall(url: string): Remembered | undefined {
     const entry = this.entries.get(url);
     if (!entry) return undefined;
     if (!this.current(this.core.commitStamp()) || entry.until <= this.core.now()) {
@@ -50,16 +53,16 @@ export class ReplyMemo {
       return undefined;
     }
     this.hits += 1;
-    return entry.bytes;
+    return entry;
   }
 
   /**
    * Runs `work` (synchronous: nothing may commit between the stamp and the answer) and remembers
    * its reply under `url`, unless `work` says it must not be (it set a header).
    */
-  remember(url: string, work: () => { reply: unknown; until: number; keep: boolean }): JsonText {
+  remember(url: string, work: () => { reply: unknown; until: number; keep: boolean; caller: CallerKind }): JsonText {
     const stamp = this.core.commitStamp();
-    const { reply, until, keep } = work();
+    const { reply, until, keep, caller } = work();
     // Remembered from the stamp read before it: nothing may commit in between.
     if (reply instanceof Promise) throw new Error('a repeatable operation must answer synchronously');
     const text = JSON.stringify(reply);
@@ -70,7 +73,7 @@ export class ReplyMemo {
       if (this.bytes + size > CAPACITY_BYTES) this.drop();
       const previous = this.entries.get(url);
       if (previous) this.bytes -= url.length + previous.bytes.length;
-      this.entries.set(url, { bytes, until });
+      this.entries.set(url, { bytes, until, caller });
       this.bytes += size;
     }
     return new JsonText(text);

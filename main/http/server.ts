@@ -21,6 +21,9 @@ import { mountFaults } from './faults.js';
 import { reachableAddresses } from './addresses.js';
 import { HttpsListener, type HttpsSetup } from './https-listener.js';
 import { mountOnboarding, ONBOARDING_PATHS } from './onboarding.js';
+import { Exchange } from './inspector/capture.js';
+import type { RequestRing } from './inspector/ring.js';
+import type { RequestSummary } from '../../shared/inspector.js';
 
 export interface ApiServerOptions {
   /** 127.0.0.1 unless told otherwise: exposing the API to the network is a choice. */
@@ -49,15 +52,15 @@ export interface ApiServerOptions {
   tls?: Omit<HttpsSetup, 'localName'> & { httpsPort?: number | undefined };
   /** The listener's `.local` name (docs/devices.md#a-stable-name): answered to, and in the certificate. */
   localName?: string | undefined;
+  /** Where the API's requests are kept for the request inspector (inspector/ring.ts), while it is enabled. */
+  inspector?: RequestRing;
 }
 
-/** One line of the request log. The query string is never logged: it carries tokens. */
-export interface RequestLogEntry {
-  method: string;
-  path: string;
-  status: number;
-  ms: number;
-}
+/**
+ * One line of the request log (an inspector/capture.ts Exchange): the inspector's list's fields,
+ * its time in milliseconds since the epoch. The query string is never logged: it carries tokens.
+ */
+export type RequestLogEntry = Omit<RequestSummary, 'id' | 'time' | 'replayOf'> & { time: number };
 
 export interface ApiServerEvents {
   request: [RequestLogEntry];
@@ -72,6 +75,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** nginx's status for a client that closed its connection before its answer: logged, never sent. */
 const CLIENT_CLOSED_REQUEST = 499;
 const pathOf = (url: string): string => url.split('?', 1)[0]!;
+const isApi = (url: string): boolean => url.startsWith('/1/');
 
 /**
  * Requests Node cannot even parse as HTTP are answered in the API's shape, then closed. Headers
@@ -138,6 +142,8 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
   /** The same routes over TLS, beside the plain listener, when `tls.httpsPort` is given. */
   private https: HttpsListener | undefined;
   private httpsPort: number | undefined;
+  /** The request each of Fastify's requests is logged and inspected as. */
+  private readonly exchanges = new WeakMap<IncomingMessage, Exchange>();
 
   constructor(
     core: Core,
@@ -179,8 +185,10 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
           if (this.answerDirectly(request, response)) return;
           // Fastify calls no hook for a client that left after sending its whole request.
           const arrived = performance.now();
+          const exchange = Exchange.of(request);
+          this.exchanges.set(request, exchange);
           response.once('close', () => {
-            if (!response.writableFinished) this.log(request.method ?? '', request.url ?? '/', CLIENT_CLOSED_REQUEST, performance.now() - arrived);
+            if (!response.writableFinished) this.log(exchange, CLIENT_CLOSED_REQUEST, performance.now() - arrived);
           });
           handler(request, response);
         };
@@ -235,9 +243,18 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       sendError(reply, body);
     });
     app.addHook('onResponse', (request, reply, done) => {
-      this.log(request.method, request.url, reply.statusCode, reply.elapsedTime);
+      const exchange = this.exchanges.get(request.raw);
+      if (exchange) this.log(exchange, reply.statusCode, reply.elapsedTime);
       done();
     });
+    const ring = this.options.inspector;
+    if (ring) {
+      app.addHook('onSend', (request, reply, payload, done) => {
+        const exchange = ring.enabled && isApi(request.url) ? this.exchanges.get(request.raw) : undefined;
+        if (exchange && (typeof payload === 'string' || Buffer.isBuffer(payload))) exchange.keepReply(payload, reply.getHeaders());
+        done(null, payload);
+      });
+    }
     // An upload route (config.upload) is bound by its body's progress, not the whole deadline
     // (connection-guard.ts): read once per route as it is added, so other requests pay nothing.
     app.addHook('onRoute', (route) => {
@@ -264,9 +281,14 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     app.route({ method: routedMethods(app, this.options.cors !== undefined), url: '*', handler: async (request, reply) => {
       const url = request.raw.url ?? '/';
       const body = request.body as ParsedBody | undefined;
+      const exchange = this.exchanges.get(request.raw);
+      if (body !== undefined && exchange && this.options.inspector?.enabled) {
+        exchange.keepBody('json' in body ? body : { form: request.headers['content-type']?.startsWith('multipart/') ? 'multipart' : 'urlencoded', entries: body.entries });
+      }
       const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
       const operation = resolveOperation(request.method, pathOf(url));
-      const answer = this.answer(operation, url, entries, request.ip, (name, value) => void reply.header(name, value));
+      if (exchange) exchange.operation = operation.route.name;
+      const answer = this.answer(operation, url, entries, request.ip, (name, value) => void reply.header(name, value), undefined, exchange);
       if (!(answer instanceof JsonText)) return answer;
       void reply.type(JSON_TYPE);
       return answer.text;
@@ -274,8 +296,12 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     return app;
   }
 
-  private log(method: string, url: string, status: number, ms: number): void {
-    this.emit('request', { method, path: pathOf(url), status, ms });
+  /** The request is answered: into the request log, and the inspector's ring when it is an API request. */
+  private log(exchange: Exchange, status: number, ms: number): void {
+    exchange.status = status;
+    exchange.ms = ms;
+    this.emit('request', exchange);
+    if (this.options.inspector?.enabled && isApi(exchange.url)) this.options.inspector.add(exchange);
   }
 
   /**
@@ -295,28 +321,36 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     if (request.headers.origin !== undefined && (this.options.cors?.().length ?? 0) > 0) return false;
     if ((this.options.faults?.().length ?? 0) > 0) return false;
     const started = performance.now();
+    const exchange = Exchange.of(request);
+    // What a handler adds to the reply is kept beside it: its type and length are the same for all.
+    const header: ReplyHeader = (name, value) => {
+      response.setHeader(name, value);
+      exchange.addReplyHeader(name, value);
+    };
     const send = (status: number, bytes: Buffer | string): void => {
       if (request.socket.destroyed) {
-        this.log('GET', url, CLIENT_CLOSED_REQUEST, performance.now() - started);
+        this.log(exchange, CLIENT_CLOSED_REQUEST, performance.now() - started);
         return;
       }
       response.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(bytes) });
       response.end(bytes);
-      this.log('GET', url, status, performance.now() - started);
+      if (this.options.inspector?.enabled) exchange.keepReply(bytes, JSON_TYPE);
+      this.log(exchange, status, performance.now() - started);
     };
     const fail = (error: unknown): void => {
       const { body, retryAfter, internal } = toErrorBody(error);
       if (internal) this.report(error);
       // A failure after the reply went out (a request listener that threw) has nothing to answer.
       if (response.headersSent) return;
-      if (retryAfter !== undefined) response.setHeader('retry-after', String(retryAfter));
+      if (retryAfter !== undefined) header('retry-after', String(retryAfter));
       send(body.code, JSON.stringify(body));
     };
     const succeed = (answer: unknown): void => send(200, answer instanceof JsonText ? answer.text : JSON.stringify(answer));
     try {
       const remembered = this.runner.memo.recall(url);
       if (remembered) {
-        send(200, remembered);
+        exchange.caller = remembered.caller;
+        send(200, remembered.bytes);
         return true;
       }
       let operation: Resolved;
@@ -326,7 +360,8 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
         return false;
       }
       // All a GET without a body asks is in its URL: the key of a repeatable read's memo.
-      const answer = this.answer(operation, url, [], request.socket.remoteAddress ?? '', (name, value) => response.setHeader(name, value), url);
+      exchange.operation = operation.route.name;
+      const answer = this.answer(operation, url, [], request.socket.remoteAddress ?? '', header, url, exchange);
       if (answer instanceof Promise) answer.then(succeed).catch(fail).catch((error: unknown) => this.report(error));
       else succeed(answer);
     } catch (error) {
@@ -335,11 +370,11 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     return true;
   }
 
-  /** The operation's answer to the URL's query and the body's entries; `memoKey` where the memo may keep it. */
-  private answer(operation: Resolved, url: string, entries: Entries, origin: string, header: ReplyHeader, memoKey?: string): unknown {
+  /** The operation's answer to the URL's query and the body's entries; `memoKey` where the memo may keep it; `seen` hears who called. */
+  private answer(operation: Resolved, url: string, entries: Entries, origin: string, header: ReplyHeader, memoKey?: string, seen?: Exchange): unknown {
     const q = url.indexOf('?');
     const params = WireParams.from(parseUrlEncoded(q === -1 ? '' : url.slice(q + 1)), entries);
-    return this.runner.run(operation, params, origin, header, memoKey);
+    return this.runner.run(operation, params, origin, header, memoKey, seen);
   }
 
   /** The API's base URLs over HTTP, and over HTTPS when it listens there too. */

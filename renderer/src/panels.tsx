@@ -9,6 +9,7 @@ import { MembersPanel } from './members/MembersPanel';
 import type { PoiReply } from '../../shared/wire';
 import { SearchPanel } from './pois/SearchPanel';
 import { ReportsPanel } from './reports/ReportsPanel';
+import { RequestsPanel } from './inspector/RequestsPanel';
 import { SettingsPanel } from './settings/SettingsPanel';
 import { SyncPanel } from './sync/SyncPanel';
 
@@ -47,6 +48,7 @@ export const TAB_PANELS = {
   categories: { label: 'Categories', needsClient: true, render: (c) => <CategoriesPanel clientId={c.clientId} /> },
   clients: { label: 'Client applications', needsClient: false, render: (c) => <ClientsPanel selected={c.selected} onSelect={c.selectClient} /> },
   listener: { label: 'Listener', needsClient: false, render: (c) => <ListenerPanel clientId={c.selected} /> },
+  requests: { label: 'Requests', needsClient: false, render: () => <RequestsPanel /> },
   settings: { label: 'Settings', needsClient: false, render: () => <SettingsPanel /> },
   backups: { label: 'Backups', needsClient: false, render: () => <BackupsPanel /> },
   sync: { label: 'Sync', needsClient: false, render: () => <SyncPanel /> },

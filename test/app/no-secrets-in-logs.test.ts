@@ -52,6 +52,11 @@ describe('the logs of cli serve', () => {
       expect(lines.length).toBeGreaterThan(8);
       for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
       expect(lines.some((line) => line.includes('"msg":"request"') && line.includes('/1/users/login.json'))).toBe(true);
+      // Each request's line has the request inspector's fields (docs/devices.md#request-inspector), and no query string.
+      const requests = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request');
+      expect(requests).toContainEqual(expect.objectContaining({ address: '127.0.0.1', scheme: 'http', method: 'POST', path: '/1/users/login.json', operation: 'users.login', status: 200, caller: 'client' }));
+      expect(requests).toContainEqual(expect.objectContaining({ method: 'GET', path: '/1/users/me/show.json', operation: 'users.show', status: 200, caller: 'member' }));
+      expect(requests).toContainEqual(expect.objectContaining({ path: '/1/pois/get.json', operation: 'pois.get', status: 400, caller: 'client' }));
     } finally {
       child.kill('SIGKILL');
     }

@@ -9,10 +9,12 @@ import { findWrk, luaAdd, luaFixed, luaGet, runWrk, type LoadResult } from './wr
 
 /**
  * What one load asks: the bare server, the service's get/add, get of a second service serving
- * the same file with `--no-reply-cache` (the same work as the reference), or the reference's two.
+ * the same file with `--no-reply-cache` (the same work as the reference), get/add of a third with
+ * `--no-inspector` (the request inspector off; the service keeps requests by default), or the
+ * reference's two.
  */
-export type Kind = 'bare' | 'get' | 'getUncached' | 'add' | 'refGet' | 'refAdd';
-const GETS: ReadonlySet<Kind> = new Set(['get', 'getUncached', 'refGet']);
+export type Kind = 'bare' | 'get' | 'getUncached' | 'add' | 'getOff' | 'addOff' | 'refGet' | 'refAdd';
+const GETS: ReadonlySet<Kind> = new Set(['get', 'getUncached', 'getOff', 'refGet']);
 
 /** The median of several runs of one kind of request. */
 export interface Measured {
@@ -35,10 +37,12 @@ export interface HttpBenchResult {
   add: Measured;
   /** get.json of the service with its reply cache off. */
   getUncached: Measured;
+  /** get.json and add.json of the service with its request inspector off (`--no-inspector`). */
+  inspectorOff: { get: Measured; add: Measured };
   /** The minimal reference (reference-server.ts) doing the same get and add over the same file. */
   reference: { get: Measured; add: Measured };
   /** Of the service's throughput: against bare, and against the reference on the same work (get without the cache). */
-  ratio: { add: number; get: number; addToReference: number; getToReference: number };
+  ratio: { add: number; get: number; addToReference: number; getToReference: number; getInspectorOnToOff: number; addInspectorOnToOff: number };
   /** Of the serving child after the get/add load, on its small database, and of the bare child. */
   serviceMemory: Memory;
   bareMemory: Memory;
@@ -132,6 +136,8 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
     children.push(bare);
     const uncached = await startService(dataDir, join(o.dir, 'service-uncached.log'), undefined, ['--no-reply-cache']);
     children.push(uncached);
+    const unInspected = await startService(dataDir, join(o.dir, 'service-no-inspector.log'), undefined, ['--no-inspector']);
+    children.push(unInspected);
     const reference = await startReference(join(dataDir, 'poi.sqlite'), join(o.dir, 'reference.log'));
     children.push(reference);
     // The same work: the reference must answer the very bytes the service answers.
@@ -140,18 +146,22 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
     const rnd = prng(11);
     let seed = 1;
     const measure = (kind: Kind, seconds: number): Promise<LoadResult> => {
-      const port = { bare: bare.port, get: service.port, getUncached: uncached.port, add: service.port, refGet: reference.port, refAdd: reference.port }[kind];
+      const port = { bare: bare.port, get: service.port, getUncached: uncached.port, add: service.port, getOff: unInspected.port, addOff: unInspected.port, refGet: reference.port, refAdd: reference.port }[kind];
       if (!wrk) return nodeLoad({ port, connections: o.connections, seconds, next: nodeRequest(kind, client.admin_token, ids, rnd) });
       const script =
         kind === 'bare' ? luaFixed('/') : GETS.has(kind) ? luaGet(client.admin_token, ids, seed++) : luaAdd(client.admin_token, seed++);
       return runWrk({ port, script, connections: o.connections, seconds, dir: o.dir });
     };
     // get last, so that the memory read after the loop is not a transient peak of the add load.
-    const kinds: Kind[] = ['bare', 'refAdd', 'add', 'refGet', 'getUncached', 'get'];
+    // Inspector off and on one after the other: their ratio sees the same noise.
+    const kinds: Kind[] = ['bare', 'refAdd', 'addOff', 'add', 'refGet', 'getUncached', 'getOff', 'get'];
     for (const kind of kinds) await measure(kind, o.warmup);
-    const runs: Record<Kind, LoadResult[]> = { bare: [], get: [], getUncached: [], add: [], refGet: [], refAdd: [] };
+    const runs: Record<Kind, LoadResult[]> = { bare: [], get: [], getUncached: [], add: [], getOff: [], addOff: [], refGet: [], refAdd: [] };
+    // Off before on, then on before off: what a load leaves behind (a checkpoint after writes)
+    // falls on each side alike. Even rounds keep get last, for the memory read after them.
+    const swap: Partial<Record<Kind, Kind>> = { addOff: 'add', add: 'addOff', getOff: 'get', get: 'getOff' };
     for (let r = 0; r < o.repeats; r++) {
-      for (const kind of kinds) {
+      for (const kind of r % 2 === 1 ? kinds.map((k) => swap[k] ?? k) : kinds) {
         const result = await measure(kind, o.seconds);
         runs[kind].push(result);
         o.log(line(kind, result));
@@ -163,12 +173,16 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
     const login = await benchLogin(service.port, client, { seconds: o.loginSeconds, connections: 8, dir: o.dir });
     const measured = { bare: summarize(runs.bare), get: summarize(runs.get), getUncached: summarize(runs.getUncached), add: summarize(runs.add) };
     const ref = { get: summarize(runs.refGet), add: summarize(runs.refAdd) };
+    const inspectorOff = { get: summarize(runs.getOff), add: summarize(runs.addOff) };
     return {
       tool: wrk ?? 'node keep-alive generator',
       replyBytes,
       ...measured,
       reference: ref,
+      inspectorOff,
       ratio: {
+        getInspectorOnToOff: measured.get.rps / inspectorOff.get.rps,
+        addInspectorOnToOff: measured.add.rps / inspectorOff.add.rps,
         add: measured.add.rps / measured.bare.rps,
         get: measured.get.rps / measured.bare.rps,
         addToReference: measured.add.rps / ref.add.rps,

@@ -12,7 +12,7 @@ export type Row = [string, string, string, string, string, string, string, strin
  * The goals of this machine: get.json and add.json at least 0.9 x the minimal reference doing the
  * same work, get.json at least 0.5 x bare node:http, p99 under 10 ms for both.
  */
-export const GOALS = { toReference: 0.9, getToBare: 0.5, p99Ms: 10 } as const;
+export const GOALS = { toReference: 0.9, getToBare: 0.5, p99Ms: 10, inspectorOnToOff: 0.95 } as const;
 
 const rps = (n: number): string => `${Math.round(n).toLocaleString('en')} req/s`;
 const ms = (n: number): string => `${fmt(n)} ms`;
@@ -50,6 +50,12 @@ export function buildRows(h: HttpBenchResult | undefined, p: PoiBenchResult | un
       load(`get.json with the reply cache, ${c} conn (median of ${h.get.runs.length})`, h.get, `bare ${rps(h.bare.rps)}`, `${h.ratio.get.toFixed(2)}x bare`,
         verdict(goalMet(h.get, [[h.ratio.get, GOALS.getToBare]]), `>=${GOALS.getToBare}x bare, p99<${GOALS.p99Ms}ms`)),
     );
+    // The request inspector (docs/devices.md#request-inspector) must not slow the listener.
+    for (const [name, on, off, ratio] of [['get.json', h.get, h.inspectorOff.get, h.ratio.getInspectorOnToOff], ['add.json', h.add, h.inspectorOff.add, h.ratio.addInspectorOnToOff]] as const) {
+      rows.push(load(`  ${name} with the request inspector off (--no-inspector), ${c} conn`, off));
+      rows.push(load(`${name} with the request inspector on, ${c} conn`, on, `inspector off ${rps(off.rps)}`, `${ratio.toFixed(2)}x off`,
+        verdict(ratio >= GOALS.inspectorOnToOff, `>=${GOALS.inspectorOnToOff}x off`)));
+    }
     const a = h.login.argon2;
     rows.push(
       load(`login.json, correct password, ${h.login.result.connections} conn`, h.login.result,
