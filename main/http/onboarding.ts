@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { LocalAuthority } from '../core/tls/authority.js';
 
 /** Where a device downloads the data folder's authority: as text, and as the DER file phones install. */
@@ -30,8 +30,14 @@ const NETWORK_SECURITY_CONFIG = `<network-security-config>
   </debug-overrides>
 </network-security-config>`;
 
+/** Addresses that are the phone itself once typed on the phone: left off the page. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+const forPhone = (urls: string[]): string[] => urls.filter((url) => !LOOPBACK_HOSTS.has(new URL(url).hostname));
+
 const list = (items: string[], none: string): string =>
   items.length === 0 ? `<p>${escapeHtml(none)}</p>` : `<ul>${items.map((i) => `<li><code>${escapeHtml(i)}</code></li>`).join('')}</ul>`;
+
+const LOCAL_ONLY = 'None a phone can reach: the listener answers this computer only. Choose Local network in the Listener panel, or start it with --host 0.0.0.0.';
 
 /** The page, written for the person holding the phone. Everything put in is escaped. */
 export function onboardingPage(bases: { http: string[]; https: string[] }, fingerprint: string | undefined): string {
@@ -47,9 +53,9 @@ export function onboardingPage(bases: { http: string[]; https: string[] }, finge
 <h1>Connect a phone to the POI API</h1>
 <h2>The API's addresses</h2>
 <p>Over HTTP:</p>
-${list(bases.http, 'None.')}
+${list(forPhone(bases.http), LOCAL_ONLY)}
 <p>Over HTTPS:</p>
-${list(bases.https, 'None: HTTPS is off. Turn it on in the Listener panel, or start the listener with --https-port.')}
+${list(forPhone(bases.https), bases.https.length === 0 ? 'None: HTTPS is off. Turn it on in the Listener panel, or start the listener with --https-port.' : LOCAL_ONLY)}
 <p><a href="/1/reference">The API reference</a> · <a href="/1/openapi.json">its OpenAPI description</a></p>
 <h2>Trust this computer's certificate</h2>
 <p>HTTPS here uses a certificate made by this computer, not by a public authority. A phone trusts it once you install this certificate authority on it.</p>
@@ -78,7 +84,7 @@ and <code>android:networkSecurityConfig="@xml/network_security_config"</code> to
  */
 export function mountOnboarding(app: FastifyInstance, options: OnboardingOptions): void {
   const { authority } = options;
-  app.get(options.path, async (_request, reply) => {
+  const page = async (_request: unknown, reply: FastifyReply): Promise<FastifyReply> => {
     const pem = authority ? await authority.certificatePem() : undefined;
     const fingerprint = pem === undefined ? undefined : new X509Certificate(pem).fingerprint256;
     return reply
@@ -87,7 +93,9 @@ export function mountOnboarding(app: FastifyInstance, options: OnboardingOptions
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
       .send(onboardingPage(options.bases(), fingerprint));
-  });
+  };
+  // `/connect` answers everywhere, so that one address works whichever host serves the listener.
+  for (const path of new Set([options.path, ONBOARDING_PATHS.besideConsole])) app.get(path, page);
   if (!authority) return;
   app.get(CA_PATHS.pem, async (_request, reply) =>
     reply.type('application/x-pem-file').header('x-content-type-options', 'nosniff').send(await authority.certificatePem()),

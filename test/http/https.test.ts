@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lanAddresses } from '../../main/http/addresses.js';
 import { ListenerControl } from '../../main/http/listener-control.js';
 import { ApiServer } from '../../main/http/server.js';
 import { testCore, type TestCore } from '../support/core.js';
@@ -87,17 +88,42 @@ describe('the listener over HTTPS', () => {
     for (const base of [http, https]) {
       const page = base === http ? await (await fetch(`${http}/`)).text() : await httpsGet(`${https}/`, readFileSync(join(dir, 'tls', 'ca.pem'), 'utf8'));
       const html = typeof page === 'string' ? page : 'body' in page ? page.body : page.error;
-      expect(html).toContain(`${http}/1/`);
-      expect(html).toContain(`${https}/1/`);
+      // This listener answers this computer only: a phone that typed 127.0.0.1 would reach itself.
+      expect(html).not.toContain(`${http}/1/`);
+      expect(html).not.toContain(`${https}/1/`);
+      expect(html).toContain('None a phone can reach: the listener answers this computer only.');
       for (const link of ['/1/reference', '/1/openapi.json', '/ca.crt', '/ca.pem']) expect(html).toContain(`href="${link}"`);
       expect(html).toContain('network-security-config');
       expect(html).toContain('Certificate Trust Settings');
       expect(html).not.toMatch(/<script|https?:\/\/(?!127\.0\.0\.1|localhost)[a-z]/i);
       expect(html).not.toContain('PRIVATE KEY');
     }
+    // The same page at /connect, where serve has it beside the admin UI: one address for every host.
+    expect(await (await fetch(`${http}/connect`)).text()).toBe(await (await fetch(`${http}/`)).text());
     const head = await fetch(`${http}/`);
     expect(head.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(head.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+});
+
+describe('the page of a listener on the local network', () => {
+  it('lists the addresses a phone can reach, and not the loopback ones', async () => {
+    const lan = lanAddresses();
+    const authority = core.tls;
+    if (!authority) throw new Error('a core on disk has a certificate authority');
+    const wide = new ApiServer(core, { host: '0.0.0.0', tls: { authority, httpsPort: 0 } });
+    const { port, httpsPort } = await wide.start();
+    try {
+      const html = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+      expect(html).not.toContain('127.0.0.1');
+      for (const address of lan) {
+        expect(html).toContain(`http://${address}:${port}/1/`);
+        expect(html).toContain(`https://${address}:${httpsPort}/1/`);
+      }
+      if (lan.length === 0) expect(html).toContain('None a phone can reach');
+    } finally {
+      await wide.stop();
+    }
   });
 });
 

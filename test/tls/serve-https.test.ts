@@ -34,7 +34,9 @@ describe('serve --https-port', () => {
       expect(await (await fetch(`http://127.0.0.1:${port}/ca.pem`)).text()).toBe(ca);
       expect(await httpsGet(`https://127.0.0.1:${httpsPort}/1/users.json?access_token=${demo.admin_token}`, ca)).toMatchObject({ status: 200 });
       const page = await (await fetch(`http://127.0.0.1:${port}/connect`)).text();
-      expect(page).toContain(`https://127.0.0.1:${httpsPort}/1/`);
+      // serve listens on this computer only here: nothing on the page a phone could reach.
+      expect(page).toContain('None a phone can reach');
+      expect(page).not.toContain(`https://127.0.0.1:${httpsPort}/1/`);
       // The admin UI keeps /.
       expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).not.toContain('Connect a phone');
     } finally {
