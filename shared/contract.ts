@@ -239,7 +239,7 @@ export const operations = {
     httpsPort: z.number().int().min(1, 'must be 1-65535').max(65535, 'must be 1-65535').nullable().optional(),
     /** Fault rules on purpose (docs/devices.md#faults-on-purpose); absent: kept as saved. */
     faults: faultRules.optional(),
-  }),
+  }).refine((l) => l.httpsPort == null || l.httpsPort !== l.port, { message: 'must differ from the port of plain HTTP', path: ['httpsPort'] }),
 
   /** A new certificate authority for the data folder: every phone must install it again. */
   'listener.rotateAuthority': z.object({}),
@@ -346,6 +346,10 @@ export interface ListenerStatus {
   faults?: string[];
   /** The `.local` name announced on the local network (docs/devices.md#a-stable-name); absent when none is. */
   mdnsName?: string;
+  /** The SHA-256 fingerprint of the data folder's certificate authority, to compare with what a phone shows; absent in memory. */
+  caFingerprint?: string;
+  /** False when no network interface carries the name (POI_MDNS_INTERFACES names none of this computer's). */
+  mdnsAnnounced?: boolean;
   /** The path of the page for connecting a phone on each address (main/http/onboarding.ts). */
   pagePath?: string;
 }

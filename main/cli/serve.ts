@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { consoleAddress, consoleOptions, fixedListener } from '../app/console.js';
 import { SyncAgent } from '../sync-client/agent.js';
 import { liveConsoleToken } from '../app/console-token.js';
@@ -9,7 +10,7 @@ import { createCore } from '../core/service.js';
 import { reachableAddresses } from '../http/listener-control.js';
 import { ONBOARDING_PATHS } from '../http/onboarding.js';
 import { ApiServer } from '../http/server.js';
-import { dotLocal, LocalNameAdvertiser } from '../http/mdns.js';
+import { dotLocal, LocalNameAdvertiser, MDNS_INTERFACES_ENV } from '../http/mdns.js';
 import { parseFaultRule } from '../../shared/faults.js';
 import type { RequestLogEntry } from '../http/server.js';
 import { Inspector } from '../http/inspector/inspector.js';
@@ -63,6 +64,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   const httpsPort = options['https-port'] === undefined ? undefined : parsePort(options['https-port'], 0, '--https-port');
   let boundPort = port;
   let boundHttpsPort: number | undefined;
+  let caFingerprint: string | undefined;
   const reach = host === '::' ? '0.0.0.0' : host;
   let listening = false;
   const inspector = new Inspector(() => (listening ? `http://${hostForUrl(host)}:${boundPort}` : undefined), { enabled: options['no-inspector'] !== true, folder: dir });
@@ -76,10 +78,12 @@ export async function runServe(options: CliOptions): Promise<number> {
     error: null,
     corsOrigins: cors,
     faults: faults.map((r) => r.text),
-    ...(advertiser?.name === undefined ? {} : { mdnsName: advertiser.name }),
+    ...(advertiser?.name === undefined ? {} : { mdnsName: advertiser.name, mdnsAnnounced: advertiser.announced }),
+    ...(caFingerprint === undefined ? {} : { caFingerprint }),
     pagePath: ONBOARDING_PATHS.besideConsole,
   }), async () => {
-    await core.tls?.rotate();
+    const pem = await core.tls?.rotate();
+    if (pem !== undefined) caFingerprint = new X509Certificate(pem).fingerprint256;
     await server.refreshCertificate();
   }, inspector);
   const format = logFormatOf(options['log-format'], 'pretty');
@@ -125,6 +129,8 @@ export async function runServe(options: CliOptions): Promise<number> {
         const started = await server.start();
         boundPort = started.port;
         boundHttpsPort = started.httpsPort;
+        const pem = boundHttpsPort === undefined ? undefined : await core.tls?.certificatePem();
+        if (pem !== undefined) caFingerprint = new X509Certificate(pem).fingerprint256;
         listening = true;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
@@ -151,7 +157,8 @@ export async function runServe(options: CliOptions): Promise<number> {
   if (faults.length > 0) say(`Faults on purpose: ${faults.map((r) => r.text).join('; ')}`);
   say(`API listening on ${origin}/1/`);
   if (boundHttpsPort !== undefined) say(`API listening on https://${hostForUrl(host)}:${boundHttpsPort}/1/ (to trust it on a phone: ${origin}/connect)`);
-  if (advertiser) say(`On the local network as ${dotLocal(localName)} (mDNS): http://${dotLocal(localName)}:${boundPort}/1/${boundHttpsPort === undefined ? '' : `, https://${dotLocal(localName)}:${boundHttpsPort}/1/`}`);
+  if (advertiser && !advertiser.announced) say(`Not announced by name: ${MDNS_INTERFACES_ENV} names no network interface of this computer`);
+  else if (advertiser) say(`On the local network as ${dotLocal(localName)} (mDNS): http://${dotLocal(localName)}:${boundPort}/1/${boundHttpsPort === undefined ? '' : `, https://${dotLocal(localName)}:${boundHttpsPort}/1/`}`);
   // A log collector keeps what it is given: the token stays out of JSON lines.
   say(format === 'json' ? `Admin UI: ${origin}/ (its token is in ${dir}/console-token)` : `Admin UI: ${consoleAddress(origin, token())}`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import type { ListenerStatus } from '../../shared/contract.js';
 import { parseFaultRule, type FaultRule } from '../../shared/faults.js';
 import { ServiceError } from '../core/errors.js';
@@ -9,6 +10,8 @@ import { ONBOARDING_PATHS } from './onboarding.js';
 import { portHolder } from './port-holder.js';
 import { ApiServer, type RequestLogEntry } from './server.js';
 import { Inspector } from './inspector/inspector.js';
+
+const fingerprintOf = (pem: string): string => new X509Certificate(pem).fingerprint256;
 
 const HOSTS = { local: '127.0.0.1', lan: '0.0.0.0' } as const;
 
@@ -47,6 +50,8 @@ export class ListenerControl {
   /** The fault rules on purpose, read by the running server on each request: a change applies to the next one. */
   private faults: readonly FaultRule[] = [];
   private boundHttpsPort: number | undefined;
+  /** Of the data folder's authority, read when a listener starts and when the authority is replaced. */
+  private caFingerprint: string | undefined;
   /** The `.local` name, announced while the listener is on the local network (mdns.ts). */
   private readonly advertiser = new LocalNameAdvertiser({ onError: (error) => console.error(`poi listener: the .local name could not be announced: ${error.message}`) });
   /** The request inspector's: one for the process, kept across the listeners it starts. */
@@ -78,7 +83,8 @@ export class ListenerControl {
       addresses: listening ? [...reachableAddresses(HOSTS[s.scope], port), ...(https === undefined ? [] : reachableAddresses(HOSTS[s.scope], https, 'https'))] : [],
       error: this.error,
       configurable: true,
-      ...(listening && this.advertiser.name !== undefined ? { mdnsName: this.advertiser.name } : {}),
+      ...(this.caFingerprint === undefined ? {} : { caFingerprint: this.caFingerprint }),
+      ...(listening && this.advertiser.name !== undefined ? { mdnsName: this.advertiser.name, mdnsAnnounced: this.advertiser.announced } : {}),
       pagePath: ONBOARDING_PATHS.alone,
     };
   }
@@ -145,7 +151,7 @@ export class ListenerControl {
   async rotateAuthority(): Promise<ListenerStatus> {
     const authority = this.core.tls;
     if (!authority) throw new ServiceError('FORBIDDEN', 'this data folder is in memory and has no certificate authority');
-    await authority.rotate();
+    this.caFingerprint = fingerprintOf(await authority.rotate());
     await this.server?.refreshCertificate();
     return this.status();
   }
@@ -199,6 +205,8 @@ export class ListenerControl {
       ...(authority ? { tls: { authority, httpsPort } } : {}),
     });
     api.on('request', this.onRequest);
+    // Only with HTTPS: reading the authority makes it, and loads its library (about a second, cold).
+    if (authority && httpsPort !== undefined) this.caFingerprint = fingerprintOf(await authority.certificatePem());
     const started = await api.start();
     return { api, port: started.port, httpsPort: started.httpsPort };
   }

@@ -48,6 +48,11 @@ export class LocalNameAdvertiser {
     return this.advertised && dotLocal(this.advertised.name);
   }
 
+  /** Whether any interface carries the announcements (POI_MDNS_INTERFACES may leave none). */
+  get announced(): boolean {
+    return this.responders.length > 0;
+  }
+
   /** Starts announcing, or announces anew when the ports changed. */
   advertise(what: Advertised): Promise<void> {
     return this.serially(async () => {

@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import { X509Certificate } from 'node:crypto';
 import { AxeBuilder } from '@axe-core/playwright';
 import { freePort } from '../support/free-port.js';
 import { answerConfirm, expect, screenshotPath, test, type Page } from './fixtures.js';
@@ -86,7 +87,7 @@ test('a QR code and a Copy for the page on each address; the api_key masked, sho
   await switchOff(page);
 });
 
-test('a fault rule added in the panel fails about the share asked of the next requests; removed, none', async ({ app: page, info }) => {
+test('fault rules added in the panel fail and delay about the share asked of the next requests; removed, none', async ({ app: page, info }) => {
   const port = await listenOnLan(page);
   const form = page.getByRole('form', { name: 'Change the listener' });
   const faults = form.getByRole('group', { name: 'Faults on purpose' });
@@ -139,6 +140,35 @@ test('a fault rule added in the panel fails about the share asked of the next re
   await form.getByRole('button', { name: 'Apply' }).click();
   await expect(heading).toHaveText('Listener');
   expect(await failedShare()).toBe(0);
+
+  // A delay for a quarter of the requests: each it touches says so and took at least its least.
+  const slow = 'pois/categories:latency=100-150ms@25%';
+  await faults.getByLabel('Operation').selectOption('pois/categories');
+  await faults.getByLabel('What it does').selectOption({ label: 'Slow down' });
+  await faults.getByLabel('Delay (ms)').fill('100');
+  await faults.getByLabel('Up to (ms, optional)').fill('150');
+  await faults.getByLabel('Share of requests (%)').fill('25');
+  await faults.getByRole('button', { name: 'Add fault rule' }).click();
+  await form.getByRole('button', { name: 'Apply' }).click();
+  await expect(page.getByTestId('listener-faults').getByRole('listitem')).toHaveText([slow]);
+  let delayed = 0;
+  for (let i = 0; i < 200; i++) {
+    const started = performance.now();
+    const r = await fetch(url);
+    await r.arrayBuffer();
+    expect(r.status).toBe(200);
+    if (r.headers.get('x-fault-injected') === slow) {
+      delayed++;
+      expect(performance.now() - started).toBeGreaterThanOrEqual(100);
+    } else {
+      expect(r.headers.get('x-fault-injected')).toBeNull();
+    }
+  }
+  // 25 % of 200: 13 % to 37 % is four standard deviations either side.
+  expect(delayed / 200, `${delayed} of 200 delayed`).toBeGreaterThanOrEqual(0.13);
+  expect(delayed / 200, `${delayed} of 200 delayed`).toBeLessThanOrEqual(0.37);
+  await faults.getByRole('button', { name: `Remove the fault rule ${slow}` }).click();
+  await form.getByRole('button', { name: 'Apply' }).click();
   await switchOff(page);
 });
 
@@ -215,12 +245,13 @@ for (const size of [
   });
 }
 
-test('the .local name shown with a Copy; the certificate authority replaced after asking, and served at once', async ({ app: page }) => {
+test('the .local name said not announced; the certificate authority replaced after asking, and served at once', async ({ app: page }) => {
   const port = await listenOnLan(page);
   const panel = page.getByRole('complementary', { name: 'Side panel' });
-  // The e2e server announces on no interface (playwright.config.ts), but the name is the listener's all the same.
+  // The e2e server announces on no interface (playwright.config.ts): the panel says so rather than offer a name nobody answers.
+  await expect(panel.getByText(/is announced on no network interface of this computer/)).toBeVisible();
   await expect(panel.getByText(/^poi-[0-9a-f]{6}\.local$/)).toBeVisible();
-  await expect(panel.getByRole('button', { name: 'Copy name' })).toBeVisible();
+  await expect(panel.getByRole('button', { name: 'Copy name' })).toHaveCount(0);
 
   const before = await (await fetch(`http://127.0.0.1:${port}/ca.pem`)).text();
   const replace = panel.getByRole('button', { name: 'Replace the authority…' });
@@ -236,8 +267,12 @@ test('the .local name shown with a Copy; the certificate authority replaced afte
   await replace.click();
   await answerConfirm(page, 'Replace the authority');
   await expect(panel.getByRole('status').filter({ hasText: 'A new certificate authority is in place' })).toBeVisible();
+  // Focus stays where the person was, not dropped to the page.
+  await expect(replace).toBeFocused();
   const after = await (await fetch(`http://127.0.0.1:${port}/ca.pem`)).text();
   expect(after).toContain('BEGIN CERTIFICATE');
   expect(after).not.toBe(before);
+  // The fingerprint the panel shows is the new authority's: what the phone must show too.
+  await expect(panel.locator('.fingerprint')).toHaveText(new X509Certificate(after).fingerprint256);
   await switchOff(page);
 });

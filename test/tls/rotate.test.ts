@@ -45,6 +45,8 @@ describe('rotating the data folder’s certificate authority', () => {
 
     const newCa = new X509Certificate(await authority.rotate());
     expect(newCa.fingerprint256).not.toBe(oldCa.fingerprint256);
+    // Named to the minute, as a phone's list of authorities shows them.
+    expect(newCa.subject).toMatch(/CN=POI admin local CA .* \d{4}-\d{2}-\d{2} \d{2}\.\d{2}/);
     expect(newCa.publicKey.export({ format: 'der', type: 'spki' }).equals(oldCa.publicKey.export({ format: 'der', type: 'spki' }))).toBe(false);
     // The same names: before rotate() this was the old certificate, kept while its names held.
     const newServer = new X509Certificate((await authority.serverCredentials(names)).cert);
@@ -88,9 +90,11 @@ describe('a running HTTPS listener when the authority is rotated', () => {
       const url = new URL('/ca.pem', base).href;
       const oldCa = readFileSync(join(dir, 'tls', 'ca.pem'), 'utf8');
       expect(await statusOver(url, oldCa)).toMatchObject({ status: 200 });
+      expect(status.caFingerprint).toBe(new X509Certificate(oldCa).fingerprint256);
 
-      await control.rotateAuthority();
+      const rotated = await control.rotateAuthority();
       const newCa = readFileSync(join(dir, 'tls', 'ca.pem'), 'utf8');
+      expect(rotated.caFingerprint).toBe(new X509Certificate(newCa).fingerprint256);
       expect(newCa).not.toBe(oldCa);
       // No wait: before refreshCertificate() the port kept the old authority's certificate for ADDRESS_CHECK_MS.
       expect(await statusOver(url, newCa)).toMatchObject({ status: 200 });

@@ -222,6 +222,8 @@ describe.skipIf(why !== undefined)('a second host on a private network', () => {
     const status: ListenerStatus = await control.configure({ enabled: true, port: await freePort(), scope: 'lan', httpsPort: await freePort() });
     const local = status.mdnsName ?? '';
     expect(local).toMatch(/^poi-[0-9a-f]{6}\.local$/);
+    // The veth is one of the interfaces vitest.config.ts lets it announce on.
+    expect(status.mdnsAnnounced).toBe(true);
     const name = local.slice(0, -'.local'.length);
 
     const resolved = await resolveFromNamespace(name);

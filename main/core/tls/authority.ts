@@ -142,7 +142,8 @@ export class LocalAuthority {
     const cert = await x509.X509CertificateGenerator.createSelfSigned(
       {
         serialNumber: serial(),
-        name: `CN=${dnValue(`POI admin local CA ${hostname()} ${notBefore.toISOString().slice(0, 10)}`)}, O=POI admin`,
+        // To the minute: a phone lists authorities by name, and a rotated one must not look like the old.
+        name: `CN=${dnValue(`POI admin local CA ${hostname()} ${new Date(this.now()).toISOString().slice(0, 16).replace('T', ' ').replace(':', '.')}`)}, O=POI admin`,
         notBefore,
         notAfter,
         keys,

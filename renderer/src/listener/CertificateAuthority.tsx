@@ -15,7 +15,7 @@ const QUESTION = {
  * The data folder's certificate authority (docs/devices.md#connect-a-phone): phones trust HTTPS
  * through it, so replacing it is for a key that may have leaked, and asks first.
  */
-export function CertificateAuthority() {
+export function CertificateAuthority({ fingerprint }: { fingerprint: string | undefined }) {
   const rotate = useRotateAuthority();
   const confirm = useConfirm();
   const noteId = useId();
@@ -26,12 +26,20 @@ export function CertificateAuthority() {
         Phones trust the HTTPS port through this data folder's own certificate authority, whose certificate the listener's page offers. Its key never
         leaves this computer. If it may have leaked, replace it.
       </p>
+      {fingerprint && (
+        <p>
+          Its SHA-256 fingerprint, to compare with what a phone shows when it installs it: <code className="fingerprint">{fingerprint}</code>
+        </p>
+      )}
       <div className="actions">
         <button
           type="button"
           aria-describedby={noteId}
-          disabled={rotate.isPending}
-          onClick={() => void confirm(QUESTION).then((yes) => yes && rotate.mutate({}))}
+          // Not disabled while it works: a disabled button drops the focus the confirmation gave back to it.
+          aria-disabled={rotate.isPending}
+          onClick={() => {
+            if (!rotate.isPending) void confirm(QUESTION).then((yes) => yes && rotate.mutate({}));
+          }}
         >
           {rotate.isPending ? 'Replacing…' : 'Replace the authority…'}
         </button>

@@ -54,7 +54,7 @@ export function PhonePages({ status }: { status: ListenerStatus }) {
           <PhonePage key={page.url} url={page.url} loopback={page.loopback} />
         ))}
       </ul>
-      {status.mdnsName && <LocalName name={status.mdnsName} />}
+      {status.mdnsName && (status.mdnsAnnounced === false ? <NotAnnounced name={status.mdnsName} /> : <LocalName name={status.mdnsName} />)}
     </>
   );
 }
@@ -66,6 +66,15 @@ function LocalName({ name }: { name: string }) {
     <p>
       By name, whatever this computer's address: <code id={nameId}>{name}</code> (on devices that resolve <code>.local</code> names: iPhones, computers,
       recent Android versions). <CopyButton label="Copy name" value={name} describedBy={nameId} />
+    </p>
+  );
+}
+
+function NotAnnounced({ name }: { name: string }) {
+  return (
+    <p className="note">
+      Its name <code>{name}</code> is announced on no network interface of this computer: the environment variable POI_MDNS_INTERFACES names none
+      of them. Use an address above.
     </p>
   );
 }
@@ -118,6 +127,11 @@ export function AppKeys({ clientId }: { clientId: string | undefined }) {
                 </>
               )}
             </span>
+          </p>
+          <p className="note">
+            The api_key names your app; it is not enough to read or add POIs. Those calls need a token: a member's, from{' '}
+            <code>users/login.json</code> (or <code>users.json</code> to register one, with the api_key where the client allows Implicit Flow), or the
+            client's administrator token, shown once when the client was made (Rotate token in Client applications shows a new one).
           </p>
           <div className="actions">
             <button type="button" aria-describedby={keyId} onClick={() => setShown((s) => !s)}>

@@ -51,7 +51,11 @@ export function CorsOrigins({ origins, onChange, error }: Props) {
           {origins.map((origin) => (
             <li key={origin}>
               <code>{origin}</code>
-              <button type="button" aria-label={`Remove ${origin === ANY_ORIGIN ? 'any origin (*)' : origin}`} onClick={() => onChange(origins.filter((o) => o !== origin))}>
+              <button type="button" aria-label={`Remove ${origin === ANY_ORIGIN ? 'any origin (*)' : origin}`} onClick={() => {
+                  onChange(origins.filter((o) => o !== origin));
+                  // The button goes with its line: focus stays in the list's group, on where the next origin is typed.
+                  document.getElementById(inputId)?.focus();
+                }}>
                 Remove
               </button>
             </li>

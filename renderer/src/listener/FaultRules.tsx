@@ -103,7 +103,11 @@ export function FaultRules({ rules, onChange, error }: Props) {
           {rules.map((rule) => (
             <li key={rule}>
               <code>{rule}</code>
-              <button type="button" aria-label={`Remove the fault rule ${rule}`} onClick={() => onChange(rules.filter((r) => r !== rule))}>
+              <button type="button" aria-label={`Remove the fault rule ${rule}`} onClick={() => {
+                  onChange(rules.filter((r) => r !== rule));
+                  // The button goes with its line: focus stays in the group, on the next rule's first field.
+                  document.getElementById(ids.operation)?.focus();
+                }}>
                 Remove
               </button>
             </li>

@@ -1,5 +1,5 @@
 import '../ui/panels.css';
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { ListenerScope, ListenerStatus } from '../../../shared/contract';
 import { Checkbox } from '../ui/Checkbox';
 import { Field, FormError } from '../ui/Field';
@@ -10,6 +10,7 @@ import { AppKeys, PhonePages } from './ConnectPhone';
 import { FaultRules } from './FaultRules';
 import { CertificateAuthority } from './CertificateAuthority';
 import './listener.css';
+import { revealFirstError } from '../ui/revealError';
 import { ANY_ORIGIN, ANY_ORIGIN_WARNING } from '../../../shared/cors';
 
 interface ListenerForm {
@@ -52,7 +53,7 @@ export function ListenerPanel({ clientId }: { clientId: string | undefined }) {
         <>
           <ListenerState status={status} />
           <AppKeys clientId={clientId} />
-          <CertificateAuthority />
+          <CertificateAuthority fingerprint={status.caFingerprint} />
           {status.configurable ? (
             <ConfigureForm status={status} />
           ) : (
@@ -134,6 +135,21 @@ function GuardsState({ status }: { status: ListenerStatus }) {
   );
 }
 
+const sameList = (a: readonly string[], b: readonly string[] | undefined): boolean => a.length === (b ?? []).length && a.every((x, i) => x === b?.[i]);
+
+/** Whether the form holds changes the listener does not use yet: its lists are edited in place, and look live. */
+function unapplied(form: ListenerForm, status: ListenerStatus): boolean {
+  const httpsPort = status.httpsPort ? String(status.httpsPort) : '';
+  return (
+    form.enabled !== status.enabled ||
+    form.port !== String(status.port) ||
+    form.scope !== status.scope ||
+    form.httpsPort !== httpsPort ||
+    !sameList(form.corsOrigins, status.corsOrigins) ||
+    !sameList(form.faults, status.faults)
+  );
+}
+
 function ConfigureForm({ status }: { status: ListenerStatus }) {
   const configure = useConfigureListener();
   // Initialised once from the status; the polling that follows does not overwrite what is typed.
@@ -147,6 +163,11 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
   }));
   const errors = configure.errors;
   const scopeHintId = useId();
+  const formRef = useRef<HTMLFormElement>(null);
+  // A refusal may name a field far above Apply (the HTTPS port, an origin): go there.
+  useEffect(() => {
+    if (errors.attempt > 0) revealFirstError(formRef.current);
+  }, [errors.attempt]);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -157,7 +178,7 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
   };
 
   return (
-    <form aria-label="Change the listener" className="panel-form" onSubmit={submit} noValidate>
+    <form ref={formRef} aria-label="Change the listener" className="panel-form" onSubmit={submit} noValidate>
       <h3>Change the listener</h3>
       <FormError error={errors.form ?? errors.field('enabled') ?? errors.field('scope')} />
       <Checkbox label="Listener on" name="enabled" checked={form.enabled} onChange={(enabled) => setForm((f) => ({ ...f, enabled }))} />
@@ -202,11 +223,16 @@ function ConfigureForm({ status }: { status: ListenerStatus }) {
       </fieldset>
       <CorsOrigins origins={form.corsOrigins} onChange={(corsOrigins) => setForm((f) => ({ ...f, corsOrigins }))} error={errors.field('corsOrigins')} />
       <FaultRules rules={form.faults} onChange={(faults) => setForm((f) => ({ ...f, faults }))} error={errors.field('faults')} />
+      {unapplied(form, status) && (
+        <p className="note not-applied">Not applied yet: the listener still works as before. Press Apply to use these settings.</p>
+      )}
       <div className="actions">
         <button type="submit">Apply</button>
       </div>
       {configure.isPending && <p className="note">Applying…</p>}
-      {configure.isSuccess && <p className="done">Applied.</p>}
+      <p role="status" className="done">
+        {configure.isSuccess ? 'Applied.' : ''}
+      </p>
     </form>
   );
 }

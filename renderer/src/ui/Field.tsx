@@ -57,7 +57,6 @@ export function Field(props: FieldProps) {
   );
 }
 
-/** The error of a refused operation, shown once above a form when no field claims it. */
 /**
  * A refusal of a whole form or action. `reveal`: scrolled into view when it appears (beside a
  * button at the foot of a long form, which it must not push out of view).
