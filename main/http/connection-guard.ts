@@ -134,6 +134,26 @@ export interface ConnectionGuard {
    * fetch open them ahead of need.
    */
   closeSilent(): void;
+  /**
+   * Once the listener has stopped and STOP_GRACE_MS passed: closes every connection left, such as
+   * a peer holding half of its headers or of a TLS handshake, which would keep the port bound.
+   */
+  closeAll(): void;
+}
+
+/** How long a stopping listener lets requests under way finish before it closes what is left. */
+export const STOP_GRACE_MS = 2000;
+
+/**
+ * Waits for a closing server (`closed`), at most STOP_GRACE_MS; then closes every connection the
+ * guard holds and waits for the close itself, which now comes.
+ */
+export async function closeWithin(closed: Promise<void>, guard: ConnectionGuard | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_GRACE_MS)));
+  if ((await Promise.race([closed, late])) === 'late') guard?.closeAll();
+  clearTimeout(timer);
+  await closed;
 }
 
 /**
@@ -218,6 +238,9 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
     },
     closeSilent: () => {
       for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
+    },
+    closeAll: () => {
+      for (const socket of sockets) socket.destroy();
     },
   };
 }

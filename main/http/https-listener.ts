@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { listenerNames, sameNames, type LocalAuthority, type ServerCredentials, type ServerNames } from '../core/tls/authority.js';
 import { ADDRESS_CHECK_MS, lanAddresses } from './addresses.js';
-import { guardConnections, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
+import { closeWithin, guardConnections, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
 
 /** What the HTTPS port's certificate is issued from (server.ts, `tls`). */
 export interface HttpsSetup {
@@ -65,10 +65,13 @@ export class HttpsListener extends EventEmitter<HttpsListenerEvents> {
 
   /** The TLS server over the same request handler as the plain one, answering its refusals in the same shape. */
   serve(handler: (request: IncomingMessage, response: ServerResponse) => void, plain: PlainAnswers): Server {
-    const server = createServer({ ...plain.serverOptions, key: this.credentials.key, cert: this.credentials.cert }, handler);
+    // A handshake gets the time headers get: a peer sending one byte of it would hold a connection (Node's default is 120 s).
+    const server = createServer({ ...plain.serverOptions, key: this.credentials.key, cert: this.credentials.cert, handshakeTimeout: plain.limits.headersTimeoutMs }, handler);
     // Node's own answer to a request that is not HTTP is a bare 400, not the API's JSON.
     server.on('clientError', plain.onClientError);
     server.on('connect', plain.onConnect);
+    // A handshake that failed or timed out: Node closes its socket only when someone listens here.
+    server.on('tlsClientError', (_error, socket) => socket.destroy());
     this.guard = guardConnections(server, plain.limits);
     this.server = server;
     return server;
@@ -130,7 +133,7 @@ export class HttpsListener extends EventEmitter<HttpsListenerEvents> {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     this.guard?.closeSilent();
     server.closeIdleConnections();
-    await closed;
+    await closeWithin(closed, this.guard);
   }
 }
 

@@ -7,7 +7,7 @@ import { ServiceError, storageError } from '../core/errors.js';
 import type { Core } from '../core/service.js';
 import type { ParsedBody } from './body-parsers.js';
 import { jsonEntries, registerBodyParsers } from './body-parsers.js';
-import { closingAnswer, defaultConnectionLimits, guardConnections, LATE, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
+import { closeWithin, closingAnswer, defaultConnectionLimits, guardConnections, LATE, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
 import { WireParams, parseUrlEncoded, type Entries } from './params.js';
 import type { ReplyHeader } from '../core/api/handlers.js';
 import { mountConsole, type ConsoleOptions } from './console-routes.js';
@@ -433,7 +433,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
     this.https = undefined;
     this.httpsPort = undefined;
     await https?.close();
-    await closing;
+    await closeWithin(closing, this.guard);
     this.emit('closed');
   }
 }
