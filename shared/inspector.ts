@@ -10,6 +10,9 @@ export const INSPECTOR_MAX_ENTRIES = 500;
 export const INSPECTOR_MAX_BYTES = 8 * 1024 * 1024;
 /** Of each body (request and reply), what is kept; a longer one is cut there and says so. */
 export const INSPECTOR_BODY_BYTES = 64 * 1024;
+/** JSON shown at most this deep; deeper values are shown as TOO_DEEP (a peer may send 30,000 levels). */
+export const INSPECTOR_SHOWN_DEPTH = 64;
+export const TOO_DEEP = '(nested too deep to show)';
 /** How long `inspector.follow` waits for a new request before it answers an empty list. */
 export const INSPECTOR_FOLLOW_MS = 20_000;
 /** How long a replay waits for its answer. */
@@ -65,6 +68,8 @@ export interface InspectedBody {
 /** One request opened: its URL with the query's secrets masked, headers and bodies, masked. */
 export interface RequestDetail extends RequestSummary {
   url: string;
+  /** Its operation writes (adds, changes or deletes): a replay does it again, so the panel asks first. */
+  writes: boolean;
   requestHeaders: Array<[string, string]>;
   requestBody: InspectedBody | null;
   replyHeaders: Array<[string, string]>;

@@ -9,7 +9,8 @@ import { parseUrlEncoded, type Entries } from './params.js';
  * What the parsers leave in request.body: form fields in arrival order (duplicates kept), or a
  * JSON value, which the API reads as flat parameters and the console as its structured input.
  */
-export type ParsedBody = { entries: Entries } | { json: unknown };
+/** A form's entries, or a JSON value with the text it was read from (the request inspector keeps the text, not the value). */
+export type ParsedBody = { entries: Entries } | { json: unknown; text: string };
 
 const tooLarge = (limit: number): ServiceError =>
   new ServiceError('PAYLOAD_TOO_LARGE', `the request body is larger than ${limit} bytes`);
@@ -115,7 +116,7 @@ export function registerBodyParsers(app: FastifyInstance, limit: number): void {
     try {
       const text = strictUtf8(body);
       if (text.trim() === '') throw malformed('the JSON body is empty');
-      done(null, { json: JSON.parse(text) as unknown } satisfies ParsedBody);
+      done(null, { json: JSON.parse(text) as unknown, text } satisfies ParsedBody);
     } catch (error) {
       done(error instanceof ServiceError ? error : malformed('the JSON body is not valid JSON'), undefined);
     }

@@ -84,9 +84,18 @@ and <code>android:networkSecurityConfig="@xml/network_security_config"</code> to
  */
 export function mountOnboarding(app: FastifyInstance, options: OnboardingOptions): void {
   const { authority } = options;
+  // The certificate's DER and fingerprint, worked out once per certificate.
+  let parsed: { pem: string; der: Buffer; fingerprint: string } | undefined;
+  const parse = (pem: string): { der: Buffer; fingerprint: string } => {
+    if (parsed?.pem !== pem) {
+      const cert = new X509Certificate(pem);
+      parsed = { pem, der: cert.raw, fingerprint: cert.fingerprint256 };
+    }
+    return parsed;
+  };
   const page = async (_request: unknown, reply: FastifyReply): Promise<FastifyReply> => {
     const pem = authority ? await authority.certificatePem() : undefined;
-    const fingerprint = pem === undefined ? undefined : new X509Certificate(pem).fingerprint256;
+    const fingerprint = pem === undefined ? undefined : parse(pem).fingerprint;
     return reply
       .header('content-security-policy', PAGE_CSP)
       .header('x-content-type-options', 'nosniff')
@@ -104,6 +113,6 @@ export function mountOnboarding(app: FastifyInstance, options: OnboardingOptions
     reply
       .type('application/x-x509-ca-cert')
       .header('content-disposition', `attachment; filename="${CA_FILE_NAME}"`)
-      .send(new X509Certificate(await authority.certificatePem()).raw),
+      .send(parse(await authority.certificatePem()).der),
   );
 }

@@ -283,7 +283,7 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       const body = request.body as ParsedBody | undefined;
       const exchange = this.exchanges.get(request.raw);
       if (body !== undefined && exchange && this.options.inspector?.enabled) {
-        exchange.keepBody('json' in body ? body : { form: request.headers['content-type']?.startsWith('multipart/') ? 'multipart' : 'urlencoded', entries: body.entries });
+        exchange.keepBody('json' in body ? { text: body.text } : { form: request.headers['content-type']?.startsWith('multipart/') ? 'multipart' : 'urlencoded', entries: body.entries });
       }
       const entries = body === undefined ? [] : 'json' in body ? jsonEntries(body.json) : body.entries;
       const operation = resolveOperation(request.method, pathOf(url));

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { AxeBuilder } from '@axe-core/playwright';
 import { freePort } from '../support/free-port.js';
-import { consoleOp, expect, test, type Page } from './fixtures.js';
+import { answerConfirm, consoleOp, expect, test, type Page } from './fixtures.js';
 
 /**
  * The request inspector (docs/devices.md#request-inspector): a device's request appears in the
@@ -97,6 +97,20 @@ test('a device request shows up within a second, masked; curl and Replay get the
       await page.setViewportSize({ width, height: 800 });
       expect(await violations(page), `at ${width} px`).toEqual([]);
     }
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // A request that writes asks before it is sent again; Do not replay sends nothing.
+    const added = await fetch(`${base}/1/pois/add.json`, form({ access_token: info.adminToken, lat: '40.41', lng: '-3.7', name: 'Replayed once', categories: '7' }));
+    expect(added.status).toBe(200);
+    const addRow = panel.getByRole('button', { name: /^Open POST \/1\/pois\/add\.json, 200/ });
+    await expect(addRow).toBeVisible({ timeout: 1000 });
+    await addRow.click();
+    const replayAdd = detail.getByRole('button', { name: 'Replay' });
+    await replayAdd.click();
+    await answerConfirm(page, 'Do not replay', 'It writes again what it wrote');
+    await expect(replayAdd).toBeFocused();
+    await detail.getByRole('button', { name: 'Back to the requests' }).click();
+    await expect(panel.getByRole('button', { name: /^Open POST \/1\/pois\/add\.json, 200/ })).toHaveCount(1);
   } finally {
     await consoleOp(page, 'listener.configure', { enabled: false, port, scope: 'local' });
   }

@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
+import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSPECTOR_BODY_BYTES, MASK, SECRET_WORDS } from '../../shared/inspector.js';
+import { INSPECTOR_BODY_BYTES, INSPECTOR_SHOWN_DEPTH, MASK, SECRET_WORDS, TOO_DEEP } from '../../shared/inspector.js';
 import { Exchange } from '../../main/http/inspector/capture.js';
-import { shellWord } from '../../main/http/inspector/curl.js';
+import { curlCommand, shellWord } from '../../main/http/inspector/curl.js';
 import { Inspector } from '../../main/http/inspector/inspector.js';
 import { ListenerControl } from '../../main/http/listener-control.js';
 import { testCore } from '../support/core.js';
@@ -87,17 +88,58 @@ const secretName = fc
 /** A secret's value: long enough not to be found by chance in the rest of the page. */
 const secretValue = fc.string({ minLength: 12, maxLength: 40, unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789_-.~'.split('')) }).map((s) => `S3cr${s}`);
 
+describe('the ring under a hostile peer', () => {
+  it('holds no dropped entry, and counts bodies as kept, not as announced', () => {
+    const ring = new RequestRing({ maxEntries: 3, maxBytes: 200_000 });
+    for (let i = 0; i < 5; i++) {
+      // Sent chunked: no Content-Length, which the ring read as 0 before.
+      const e = exchange(`/1/pois/add.json?i=${i}`, { 'transfer-encoding': 'chunked' });
+      e.keepBody({ text: `[${'{},'.repeat(20_000)}{}]` });
+      ring.add(e);
+    }
+    expect(ring.size).toBe(3);
+    // Before: the dropped entries stayed in the array until it was compacted (127 kept, 499 referenced in a review).
+    expect((Reflect.get(ring, 'entries') as unknown[]).filter((e) => e !== undefined)).toHaveLength(3);
+    expect(ring.usedBytes).toBeGreaterThanOrEqual(3 * 60_000);
+    // Two such bodies exceed this ring's bytes: the oldest go.
+    const small = new RequestRing({ maxBytes: 100_000 });
+    for (let i = 0; i < 4; i++) {
+      const e = exchange(`/1/pois/add.json?i=${i}`, { 'transfer-encoding': 'chunked' });
+      e.keepBody({ text: `[${'{},'.repeat(20_000)}{}]` });
+      small.add(e);
+    }
+    expect(small.size).toBe(1);
+    expect(small.usedBytes).toBeLessThanOrEqual(100_000);
+  });
+
+  it('shows, copies and saves a body nested 30,000 deep, cut at the depth it shows', () => {
+    const depth = 30_000;
+    const e = exchange('/1/pois/add.json', { 'content-type': 'application/json' });
+    e.keepBody({ text: `${'['.repeat(depth)}${']'.repeat(depth)}` });
+    const ring = new RequestRing();
+    ring.add(e);
+    // Before: Maximum call stack size exceeded in detail, curl and save.
+    const shown = e.detail().requestBody?.text ?? '';
+    expect(shown).toContain(TOO_DEEP);
+    expect(shown.split('[').length - 1).toBe(INSPECTOR_SHOWN_DEPTH);
+    expect(curlCommand(e, 'http://127.0.0.1:1', false)).toContain(TOO_DEEP);
+    // With secrets, the body as it came.
+    expect(curlCommand(e, 'http://127.0.0.1:1', true).length).toBeGreaterThan(2 * depth);
+  });
+});
+
 describe('masking', () => {
   it('masks every secret name in the query, a form body, a JSON body, the headers and the reply', () => {
     fc.assert(
       fc.property(secretName, secretValue, (name, value) => {
         const url = `/1/users/login.json?${encodeURIComponent(name)}=${encodeURIComponent(value)}&username=annann`;
-        const headers = { [name.toLowerCase()]: `Bearer ${value}`, host: '127.0.0.1' };
-        const reply = `{"accreditation":{"${name}":"${value}"},"username":"ann"}`;
+        const headers = { [name.toLowerCase()]: `Bearer ${value}`, host: '127.0.0.1', referer: `http://localhost:5173/app?${encodeURIComponent(name)}=${encodeURIComponent(value)}` };
+        // A list of strings before the secret once led the masking of text astray.
+        const reply = `{"tags":["a",":"],"${name}":"${value}","accreditation":{"${name}":"${value}"},"username":"ann"}`;
         const form = exchange(url, headers, reply);
         form.keepBody({ form: 'urlencoded', entries: [[name, value], ['username', 'annann']] });
         const json = exchange(url, headers, reply);
-        json.keepBody({ json: { nested: { [name]: value }, [name]: value, list: [{ [name]: value }] } });
+        json.keepBody({ text: JSON.stringify({ nested: { [name]: value }, [name]: value, list: [{ [name]: value }] }) });
         for (const e of [form, json]) {
           const shown = JSON.stringify(e.detail());
           if (shown.includes(value)) throw new Error(`${name}'s value shown in ${shown}`);
@@ -200,6 +242,22 @@ describe('on a real listener', () => {
     expect(JSON.parse(replay.body.text)).toEqual(original.body);
     expect(replay.id).not.toBeNull();
     expect(inspector.ring.get(replay.id!)?.replayOf).toBe(id);
+  });
+
+  it('does not replay a path that leaves the API once normalized', async () => {
+    const port = Number(new URL(t.base).port);
+    for (const path of ['/1/../ca.pem', '/1/%2e%2e/', '/1/..\\..\\ca.crt', '/1/x/../../connect']) {
+      // Sent as written (fetch would normalize it): kept as an API request, answered 400 or 404.
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`));
+        socket.on('data', () => undefined).on('close', () => resolve()).on('error', reject);
+      });
+      const kept = newest();
+      expect(kept.url).toBe(path);
+      // Before: fetch normalized the path and the replay got 200 from /ca.pem, / or /ca.crt.
+      await expect(inspector.replay(kept.id)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    }
+    expect((Reflect.get(inspector.ring, 'replays') as Map<string, unknown>).size).toBe(0);
   });
 
   it('writes a curl command that gets the same answer, a body of quotes, newlines and $ included', async () => {

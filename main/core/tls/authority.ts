@@ -1,5 +1,5 @@
 import { randomBytes, webcrypto } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type * as X509 from '@peculiar/x509';
@@ -122,9 +122,26 @@ export class LocalAuthority {
     return next;
   }
 
-  /** The authority's certificate (PEM), made with its key on first use. */
+  /** The certificate last read, and which file it was read from: another process may rotate it. */
+  private known: { pem: string; ino: number; mtimeMs: number } | undefined;
+
+  /**
+   * The authority's certificate (PEM), made with its key on first use. Asked on every request for
+   * /ca.pem and the phone page: answered from memory while the file is the one read (a flood of
+   * them once read and parsed both keys each time, and slowed the whole API).
+   */
   certificatePem(): Promise<string> {
-    return this.serially(async () => (await this.authority()).cert.toString('pem'));
+    const known = this.known;
+    if (known) {
+      const now = statSync(this.path('caCert'), { throwIfNoEntry: false });
+      if (now && now.ino === known.ino && now.mtimeMs === known.mtimeMs) return Promise.resolve(known.pem);
+    }
+    return this.serially(async () => {
+      const pem = (await this.authority()).cert.toString('pem');
+      const file = statSync(this.path('caCert'));
+      this.known = { pem, ino: file.ino, mtimeMs: file.mtimeMs };
+      return pem;
+    });
   }
 
   private async authority(): Promise<{ cert: X509.X509Certificate; key: CryptoKey }> {

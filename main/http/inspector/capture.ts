@@ -3,10 +3,14 @@ import { INSPECTOR_BODY_BYTES, type CallerKind, type InspectedBody, type Request
 import type { ApiKeyCaller, RegistrarCaller, TokenCaller } from '../../core/api/caller.js';
 import type { Entries } from '../params.js';
 import { resolveOperation } from '../api-runner.js';
-import { maskEntries, maskHeaders, maskJson, maskJsonText, maskUrl, type Headers } from './mask.js';
+import { maskEntries, maskHeaders, maskJsonBody, maskJsonText, maskUrl, type Headers } from './mask.js';
 
-/** What a request's body was read as: form fields (URL-encoded or multipart), or a JSON value. */
-export type CapturedBody = { form: 'urlencoded' | 'multipart'; entries: Entries } | { json: unknown };
+/**
+ * What is kept of a request's body: its form fields (URL-encoded or multipart), or a JSON body's
+ * text. The text, not the parsed value: a value costs many times its text in memory (an array of
+ * 30,000 empty objects, 60 KB sent, is megabytes parsed), and the ring counts what it holds.
+ */
+export type CapturedBody = { form: 'urlencoded' | 'multipart'; entries: Entries } | { jsonText: string };
 
 /** Headers a replay or a curl command must not copy: the connection's own, and the body's length. */
 export const HOP_HEADERS: ReadonlySet<string> = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'upgrade', 'expect']);
@@ -30,6 +34,8 @@ export class Exchange {
   body: CapturedBody | undefined;
   /** The request body was cut at INSPECTOR_BODY_BYTES. */
   bodyTruncated = false;
+  /** The characters of the body kept: what the ring counts for it. */
+  bodyBytes = 0;
   reply: string | Buffer | undefined;
   replyTruncated = false;
   /** The reply's headers; or, for a reply the listener wrote itself, its type and the headers its handler added. */
@@ -74,10 +80,14 @@ export class Exchange {
     this.named = name;
   }
 
-  /** Keeps the request's parsed body, or a copy of its first INSPECTOR_BODY_BYTES. */
-  keepBody(body: CapturedBody): void {
-    if (!('entries' in body)) {
-      this.body = body;
+  /** Keeps the request's form fields or JSON text, or their first INSPECTOR_BODY_BYTES. */
+  keepBody(body: { form: 'urlencoded' | 'multipart'; entries: Entries } | { text: string }): void {
+    if ('text' in body) {
+      this.bodyTruncated = body.text.length > INSPECTOR_BODY_BYTES;
+      // A copy when cut: a slice would keep the whole text alive.
+      const jsonText = this.bodyTruncated ? Buffer.from(body.text.slice(0, INSPECTOR_BODY_BYTES)).toString() : body.text;
+      this.body = { jsonText };
+      this.bodyBytes = jsonText.length;
       return;
     }
     let size = 0;
@@ -91,6 +101,7 @@ export class Exchange {
       kept.push([name, value]);
     }
     this.body = this.bodyTruncated ? { form: body.form, entries: kept } : body;
+    this.bodyBytes = Math.min(size, INSPECTOR_BODY_BYTES);
   }
 
   /** A header the handler added to a reply the listener writes itself (server.ts, answerDirectly). */
@@ -114,6 +125,15 @@ export class Exchange {
     this.reply = Buffer.from(typeof reply === 'string' ? Buffer.from(reply).subarray(0, INSPECTOR_BODY_BYTES) : reply.subarray(0, INSPECTOR_BODY_BYTES));
   }
 
+  /** Whether its operation writes; a path that is none writes nothing. */
+  private writes(): boolean {
+    try {
+      return !resolveOperation(this.method, this.path).route.operation.reads;
+    } catch {
+      return false;
+    }
+  }
+
   summary(): RequestSummary {
     return {
       id: this.id,
@@ -135,17 +155,18 @@ export class Exchange {
     return {
       ...this.summary(),
       url: maskUrl(this.url),
+      writes: this.writes(),
       requestHeaders: maskHeaders(this.headers),
       requestBody: this.body === undefined ? null : shownBody(this.body, this.bodyTruncated),
       replyHeaders: this.replyType === undefined ? maskHeaders(this.replyHeaders ?? {}) : [['content-type', this.replyType], ...maskHeaders(this.replyHeaders ?? {})],
-      replyBody: this.reply === undefined ? null : { kind: 'text', text: maskJsonText(this.reply.toString()), truncated: this.replyTruncated },
+      replyBody: this.reply === undefined ? null : { kind: 'text', text: this.replyTruncated ? maskJsonText(this.reply.toString()) : maskJsonBody(this.reply.toString(), 0), truncated: this.replyTruncated },
     };
   }
 }
 
 function shownBody(body: CapturedBody, truncated: boolean): InspectedBody {
-  if ('json' in body) {
-    const text = JSON.stringify(maskJson(body.json), null, 2);
+  if ('jsonText' in body) {
+    const text = maskJsonBody(body.jsonText);
     return text.length > INSPECTOR_BODY_BYTES ? { kind: 'json', text: text.slice(0, INSPECTOR_BODY_BYTES), truncated: true } : { kind: 'json', text, truncated };
   }
   return { kind: 'form', text: maskEntries(body.entries).map(([name, value]) => `${name}=${value}`).join('\n'), truncated };

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isSecretName, MASK } from '../../../shared/inspector.js';
 import { HOP_HEADERS, REPLAY_HEADER, type CapturedBody, type Exchange } from './capture.js';
-import { maskJson, maskUrl } from './mask.js';
+import { maskHeaderValue, maskJsonBody, maskUrl } from './mask.js';
 
 /**
  * A word for a POSIX shell: single-quoted, where nothing is special (`$`, backquotes, newlines,
@@ -24,7 +24,8 @@ export function copiedHeaders(headers: IncomingHttpHeaders, body: CapturedBody |
 
 /** The request body as it is sent again: form fields URL-encoded, JSON as JSON; multipart is sent field by field. */
 export function bodyText(body: CapturedBody, withSecrets: boolean): string {
-  if ('json' in body) return JSON.stringify(withSecrets ? body.json : maskJson(body.json));
+  // As it came, or masked (pretty-printed, which JSON readers take alike).
+  if ('jsonText' in body) return withSecrets ? body.jsonText : maskJsonBody(body.jsonText);
   return body.entries.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(!withSecrets && isSecretName(name) ? MASK : value)}`).join('&');
 }
 
@@ -37,7 +38,7 @@ export function curlCommand(exchange: Exchange, base: string, withSecrets: boole
   const args: string[] = ['-sS'];
   args.push(...(exchange.method === 'HEAD' ? ['-I'] : ['-X', exchange.method]));
   for (const [name, value] of copiedHeaders(exchange.headers, exchange.body)) {
-    args.push('-H', `${name}: ${!withSecrets && isSecretName(name) ? MASK : value}`);
+    args.push('-H', `${name}: ${withSecrets ? value : isSecretName(name) ? MASK : maskHeaderValue(name, value)}`);
   }
   const body = exchange.body;
   if (body && 'form' in body && body.form === 'multipart') {

@@ -5,7 +5,7 @@ import { INSPECTOR_BODY_BYTES, INSPECTOR_MAX_ENTRIES, INSPECTOR_REPLAY_MS, type 
 import { ServiceError } from '../../core/errors.js';
 import { REPLAY_HEADER, type Exchange } from './capture.js';
 import { bodyText, copiedHeaders, curlCommand } from './curl.js';
-import { maskJsonText } from './mask.js';
+import { maskJsonBody, maskJsonText } from './mask.js';
 import { RequestRing } from './ring.js';
 
 /**
@@ -86,11 +86,17 @@ export class Inspector {
   async replay(id: number): Promise<ReplayResult> {
     const original = this.entry(id);
     const base = this.listening();
-    const nonce = randomUUID();
-    this.ring.expectReplay(nonce, id);
-    const headers = new Headers(copiedHeaders(original.headers, original.body));
-    headers.set(REPLAY_HEADER, nonce);
+    // As the listener read it, and as fetch would send it: `/1/../ca.pem` would leave the API.
+    const target = new URL(original.url, base);
+    const asSent = original.url.split('?', 1)[0]!;
+    if (!target.pathname.startsWith('/1/') || target.pathname !== asSent) {
+      throw new ServiceError('FORBIDDEN', `request ${id}'s path ${JSON.stringify(asSent.slice(0, 200))} is not the API's as written, so it is not sent again: a replay goes to the API's paths only`, 'id');
+    }
     const body = original.body;
+    if (body !== undefined && (original.method === 'GET' || original.method === 'HEAD')) {
+      throw new ServiceError('FORBIDDEN', `request ${id} is a ${original.method} with a body, which the inspector cannot send again; use Copy as curl instead`, 'id');
+    }
+    const headers = new Headers(copiedHeaders(original.headers, original.body));
     let sent: string | FormData | undefined;
     if (body && 'form' in body && body.form === 'multipart') {
       const form = new FormData();
@@ -99,11 +105,14 @@ export class Inspector {
     } else if (body) {
       sent = bodyText(body, true);
     }
+    const nonce = randomUUID();
+    headers.set(REPLAY_HEADER, nonce);
+    this.ring.expectReplay(nonce, id);
     try {
-      const response = await fetch(`${base}${original.url}`, { method: original.method, headers, body: sent, signal: AbortSignal.timeout(INSPECTOR_REPLAY_MS) });
+      const response = await fetch(target, { method: original.method, headers, body: sent, redirect: 'manual', signal: AbortSignal.timeout(INSPECTOR_REPLAY_MS) });
       const text = await response.text();
       const truncated = text.length > INSPECTOR_BODY_BYTES;
-      const body = { kind: 'text' as const, text: maskJsonText(truncated ? text.slice(0, INSPECTOR_BODY_BYTES) : text), truncated };
+      const body = { kind: 'text' as const, text: truncated ? maskJsonText(text.slice(0, INSPECTOR_BODY_BYTES)) : maskJsonBody(text, 0), truncated };
       return { id: this.ring.replayed(nonce), replayOf: id, status: response.status, body };
     } catch (error) {
       this.ring.replayed(nonce);

@@ -1,4 +1,4 @@
-import { isSecretName, MASK } from '../../../shared/inspector.js';
+import { INSPECTOR_SHOWN_DEPTH, isSecretName, MASK, TOO_DEEP } from '../../../shared/inspector.js';
 import type { Entries } from '../params.js';
 
 /**
@@ -43,21 +43,46 @@ const maskCredential = (value: string): string => {
 /** A request's or a reply's headers, as Node and Fastify hold them. */
 export type Headers = Record<string, string | number | string[] | undefined>;
 
+/** Headers whose value is a URL, whose query may carry a token (a page's address with ?access_token=). */
+const URL_HEADERS: ReadonlySet<string> = new Set(['referer', 'location', 'content-location']);
+
+/** One header's value as shown: a credential's masked, a URL's secret parameters masked. */
+export const maskHeaderValue = (name: string, value: string): string =>
+  isSecretName(name) ? maskCredential(value) : URL_HEADERS.has(name.toLowerCase()) ? maskUrl(value) : value;
+
 /** Headers as name/value pairs (a repeated header once per value), secrets masked. */
 export function maskHeaders(headers: Headers): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) pairs.push([name, isSecretName(name) ? maskCredential(String(one)) : String(one)]);
+    for (const one of Array.isArray(value) ? value : [value]) pairs.push([name, maskHeaderValue(name, String(one))]);
   }
   return pairs;
 }
 
-/** A JSON value with the value of every secret-named field, at any depth, masked. */
-export function maskJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskJson);
+/**
+ * A JSON value with the value of every secret-named field masked, down to INSPECTOR_SHOWN_DEPTH;
+ * what is deeper is shown as TOO_DEEP, so that neither this nor its JSON.stringify runs out of stack.
+ */
+export function maskJson(value: unknown, depth = 0): unknown {
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, isSecretName(name) ? MASK : maskJson(v)]));
+  if (depth >= INSPECTOR_SHOWN_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((v) => maskJson(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, isSecretName(name) ? MASK : maskJson(v, depth + 1)]));
+}
+
+/**
+ * A JSON text masked as maskJson masks its value (indented by `indent`); a text that does not
+ * parse (a cut one) is masked as text, which a list of strings beside a secret can mislead.
+ */
+export function maskJsonBody(text: string, indent = 2): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return maskJsonText(text);
+  }
+  return JSON.stringify(maskJson(value), null, indent);
 }
 
 /** A JSON string literal, then a colon and a value: a string, or anything up to the next delimiter. */

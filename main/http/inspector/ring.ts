@@ -4,15 +4,13 @@ import { REPLAY_HEADER, type Exchange } from './capture.js';
 /** What an entry costs beyond its URL, headers and bodies (the objects that hold them), counted against the byte limit. */
 const ENTRY_OVERHEAD = 256;
 
+/** What an entry holds: its URL, headers, the body kept (counted as it was kept, not as announced) and the reply kept. */
 function sizeOf(exchange: Exchange): number {
-  let size = ENTRY_OVERHEAD + exchange.url.length + (exchange.reply?.length ?? 0);
+  let size = ENTRY_OVERHEAD + exchange.url.length + exchange.bodyBytes + (exchange.reply?.length ?? 0);
   for (const name in exchange.headers) {
     const value = exchange.headers[name];
     size += name.length + (typeof value === 'string' ? value.length : JSON.stringify(value ?? '').length);
   }
-  // The body's size as the device announced it (capped where it was kept): measured without serializing it.
-  const announced = Number(exchange.headers['content-length'] ?? 0);
-  if (exchange.body !== undefined && Number.isFinite(announced)) size += announced;
   return size;
 }
 
@@ -30,7 +28,8 @@ interface Waiter {
 export class RequestRing {
   /** Off: nothing is kept, and followers are told so. */
   enabled: boolean;
-  private readonly entries: Exchange[] = [];
+  /** Oldest first; a dropped entry's slot is emptied at once, so that nothing but the ring's live entries stays reachable. */
+  private readonly entries: Array<Exchange | undefined> = [];
   /** Index of the oldest entry in `entries` (dropped ones are left behind it until compacted). */
   private head = 0;
   private bytes = 0;
@@ -69,6 +68,7 @@ export class RequestRing {
     this.bytes += exchange.bytes;
     while (this.size > this.maxEntries || (this.bytes > this.maxBytes && this.size > 1)) {
       this.bytes -= this.entries[this.head]!.bytes;
+      this.entries[this.head] = undefined;
       this.head += 1;
     }
     // Compacted when half of the array is dropped entries: amortized O(1) per request.

@@ -5,6 +5,7 @@ import type { InspectedBody, RequestSummary } from '../../../shared/inspector';
 import { Checkbox } from '../ui/Checkbox';
 import { CopyButton } from '../ui/CopyButton';
 import { FormError } from '../ui/Field';
+import { useConfirm } from '../ui/Confirm';
 import { useClearRequests, useConfigureInspector, useReplay, useSaveRequests } from './mutations';
 import { useCurl, useRequestDetail, useRequestFeed } from './queries';
 
@@ -190,6 +191,15 @@ function Headers({ title, headers }: { title: string; headers: Array<[string, st
   );
 }
 
+/** A request that writes, replayed, writes again: asked first, in the operation's name. */
+const replayQuestion = (operation: string) => ({
+  title: 'Replay a request that writes',
+  text: `Send ${operation} again? It writes again what it wrote (adds, changes or deletes), with the same token.`,
+  yes: 'Replay it',
+  no: 'Do not replay',
+  destructive: true,
+});
+
 /** One request opened: what it asked and what it was answered, its curl command, and Replay. */
 function RequestDetailView({ id, onBack }: { id: number; onBack: () => void }) {
   const titleId = useId();
@@ -199,6 +209,7 @@ function RequestDetailView({ id, onBack }: { id: number; onBack: () => void }) {
   const [withSecrets, setWithSecrets] = useState(false);
   const curl = useCurl(id, withSecrets);
   const replay = useReplay();
+  const confirm = useConfirm();
   useEffect(() => heading.current?.focus(), []);
   const r = detail.data;
   return (
@@ -244,7 +255,16 @@ function RequestDetailView({ id, onBack }: { id: number; onBack: () => void }) {
             )}
           </dl>
           <div className="actions">
-            <button type="button" disabled={replay.isPending} onClick={() => replay.mutate({ id })}>
+            <button
+              type="button"
+              // Not disabled while it works: a disabled button drops the focus the confirmation gave back to it.
+              aria-disabled={replay.isPending}
+              onClick={() => {
+                if (replay.isPending) return;
+                if (!r.writes) replay.mutate({ id });
+                else void confirm(replayQuestion(r.operation ?? r.path)).then((yes) => yes && replay.mutate({ id }));
+              }}
+            >
               {replay.isPending ? 'Replaying…' : 'Replay'}
             </button>
             <span role="status">{replay.data ? `Replayed: ${replay.data.status}${replay.data.id !== null ? ` (request #${replay.data.id})` : ''}` : ''}</span>
