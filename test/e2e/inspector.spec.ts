@@ -25,10 +25,12 @@ test('a device request shows up within a second, masked; curl and Replay get the
   await consoleOp(page, 'listener.configure', { enabled: true, port, scope: 'local' });
   const base = `http://127.0.0.1:${port}`;
   const password = 'horse-battery-77';
+  let member: string | undefined;
+  let poi: number | undefined;
   try {
     const registered = await fetch(`${base}/1/users.json`, form({ access_token: info.adminToken, username: 'inspected', pwd: password, email: 'inspected@example.org' }));
     expect(registered.status).toBe(200);
-    const member = ((await registered.json()) as { id: string }).id;
+    member = ((await registered.json()) as { id: string }).id;
 
     await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Requests' }).click();
     const panel = page.getByRole('region', { name: 'Requests' });
@@ -102,6 +104,7 @@ test('a device request shows up within a second, masked; curl and Replay get the
     // A request that writes asks before it is sent again; Do not replay sends nothing.
     const added = await fetch(`${base}/1/pois/add.json`, form({ access_token: info.adminToken, lat: '40.41', lng: '-3.7', name: 'Replayed once', categories: '7' }));
     expect(added.status).toBe(200);
+    poi = ((await added.json()) as { id: number }).id;
     const addRow = panel.getByRole('button', { name: /^Open POST \/1\/pois\/add\.json, 200/ });
     await expect(addRow).toBeVisible({ timeout: 1000 });
     await addRow.click();
@@ -112,6 +115,9 @@ test('a device request shows up within a second, masked; curl and Replay get the
     await detail.getByRole('button', { name: 'Back to the requests' }).click();
     await expect(panel.getByRole('button', { name: /^Open POST \/1\/pois\/add\.json, 200/ })).toHaveCount(1);
   } finally {
+    // The e2e server's data is shared by the specs after this one (sync.spec.ts lists the members).
+    if (member !== undefined) await consoleOp(page, 'members.delete', { clientId: info.clientId, memberId: member }).catch(() => undefined);
+    if (poi !== undefined) await consoleOp(page, 'pois.delete', { clientId: info.clientId, poi }).catch(() => undefined);
     await consoleOp(page, 'listener.configure', { enabled: false, port, scope: 'local' });
   }
 });
