@@ -90,6 +90,8 @@ export class HttpsListener extends EventEmitter<HttpsListenerEvents> {
         resolve(typeof address === 'object' && address ? address.port : port);
       });
     });
+    // Once listening, a server error would throw where nobody listens: it goes to this listener's `error`.
+    server.on('error', (error) => this.emit('error', error));
     this.timer = setInterval(() => void this.check(), this.setup.checkEveryMs ?? ADDRESS_CHECK_MS);
     this.timer.unref();
     return bound;

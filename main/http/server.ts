@@ -412,6 +412,8 @@ export class ApiServer extends EventEmitter<ApiServerEvents> {
       throw failure;
     }
     this.app = app;
+    // Once listening, a server error (an accept that fails) would throw where nobody listens: reported instead.
+    app.server.on('error', (error) => this.report(error));
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (this.options.port ?? 0);
     this.emit('listening', { host, port });

@@ -69,7 +69,7 @@ export class Inspector {
     const dir = join(this.folder, 'requests');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const entries = this.ring.since(0).reverse();
-    const file = join(dir, `requests-${new Date().toISOString().replace(/[:.]/g, '-')}-${entries[entries.length - 1]?.id ?? 0}.jsonl`);
+    const file = join(dir, `requests-${new Date().toISOString().replace(/[:.]/g, '-')}-${entries[entries.length - 1]?.id ?? 0}-${randomUUID().slice(0, 8)}.jsonl`);
     writeFileSync(file, entries.map((e) => `${JSON.stringify(e.detail())}\n`).join(''), { mode: 0o600, flag: 'wx' });
     return { file, count: entries.length };
   }
