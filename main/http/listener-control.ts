@@ -50,6 +50,8 @@ export class ListenerControl {
   /** The fault rules on purpose, read by the running server on each request: a change applies to the next one. */
   private faults: readonly FaultRule[] = [];
   private boundHttpsPort: number | undefined;
+  /** How many times stop() was called: a configure that started before the last one does not apply. */
+  private stops = 0;
   /** Of the data folder's authority, read when a listener starts and when the authority is replaced. */
   private caFingerprint: string | undefined;
   /** The `.local` name, announced while the listener is on the local network (mdns.ts). */
@@ -121,7 +123,12 @@ export class ListenerControl {
       this.save(next, faults);
       return this.status();
     }
+    const stopsBefore = this.stops;
     const server = await this.startBeside(previous, next);
+    if (this.stops !== stopsBefore) {
+      await server.api.stop();
+      return this.status();
+    }
     const old = this.server;
     this.server = server.api;
     this.running = next;
@@ -181,7 +188,7 @@ export class ListenerControl {
       if (idle) this.state = this.error ? 'failed' : 'stopped';
     }
     // Only this app's own listener was in the way: free the port, and come back if that was not enough.
-    await this.stop();
+    await this.halt();
     try {
       return await this.listen(next);
     } catch (error) {
@@ -241,7 +248,17 @@ export class ListenerControl {
     return new ServiceError('PORT_UNAVAILABLE', message, field);
   }
 
+  /**
+   * Stops the listener. A configure still starting a server when this is called leaves it
+   * stopped: the stop is the later word (a host closing, the listener switched off meanwhile).
+   */
   async stop(): Promise<void> {
+    this.stops += 1;
+    await this.halt();
+  }
+
+  /** Stops the running server; configure's own step when only this app's listener holds the port. */
+  private async halt(): Promise<void> {
     const server = this.server;
     this.server = undefined;
     this.running = undefined;

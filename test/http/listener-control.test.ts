@@ -66,6 +66,17 @@ describe('the listener control, over real ports', () => {
     expect(await reach(port)).toBe(401);
   });
 
+  it('stays stopped when stop() comes while a configure is still starting the listener', async () => {
+    const port = await freePort();
+    const configuring = control.configure({ enabled: true, port, scope: 'local' });
+    // Its server is being built (routes mounted): not listening yet.
+    await control.stop();
+    expect(await configuring).toMatchObject({ state: 'stopped' });
+    // Before: the configure went on and left a listener nobody would stop (a closing host's).
+    expect(control.status()).toMatchObject({ state: 'stopped', addresses: [] });
+    expect(await reach(port)).toBe('nothing');
+  });
+
   it('answers the console with a catalog error, never a success', async () => {
     const invoke = createInvoke(core, control, (e) => {
       throw e;
