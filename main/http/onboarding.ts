@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { isLoopbackHost } from '../../shared/loopback.js';
 import type { LocalAuthority } from '../core/tls/authority.js';
 
 /** Where a device downloads the data folder's authority: as text, and as the DER file phones install. */
@@ -31,8 +32,7 @@ const NETWORK_SECURITY_CONFIG = `<network-security-config>
 </network-security-config>`;
 
 /** Addresses that are the phone itself once typed on the phone: left off the page. */
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-const forPhone = (urls: string[]): string[] => urls.filter((url) => !LOOPBACK_HOSTS.has(new URL(url).hostname));
+const forPhone = (urls: string[]): string[] => urls.filter((url) => !isLoopbackHost(new URL(url).hostname));
 
 const list = (items: string[], none: string): string =>
   items.length === 0 ? `<p>${escapeHtml(none)}</p>` : `<ul>${items.map((i) => `<li><code>${escapeHtml(i)}</code></li>`).join('')}</ul>`;

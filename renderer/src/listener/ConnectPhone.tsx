@@ -1,12 +1,11 @@
 import { create } from 'qrcode';
 import { useId, useMemo, useState } from 'react';
 import type { ListenerStatus } from '../../../shared/contract';
+import { isLoopbackHost } from '../../../shared/loopback';
 import { useCategories } from '../categories/queries';
 import { useClients } from '../clients/queries';
 import { CopyButton } from '../ui/CopyButton';
 
-/** Hosts that are the device itself: a phone that opens them reaches the phone, not this computer. */
-const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** The page for connecting a phone (main/http/onboarding.ts) on each plain-HTTP address: a phone opens it before it trusts HTTPS. */
 export function phonePages(status: ListenerStatus): Array<{ url: string; loopback: boolean }> {
@@ -14,7 +13,7 @@ export function phonePages(status: ListenerStatus): Array<{ url: string; loopbac
     .filter((address) => address.startsWith('http:'))
     .map((address) => {
       const url = new URL(status.pagePath ?? '/', address);
-      return { url: url.href, loopback: LOOPBACK.has(url.hostname) };
+      return { url: url.href, loopback: isLoopbackHost(url.hostname) };
     });
 }
 
