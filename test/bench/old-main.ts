@@ -36,9 +36,12 @@ export function addOldTree(ref: string = DEFAULT_OLD): OldTree {
   const remove = (): void => {
     if (removed) return;
     removed = true;
+    process.off('exit', remove);
     execFileSync('git', ['worktree', 'remove', '--force', tree], { cwd: ROOT, stdio: 'ignore' });
     rmSync(tree, { recursive: true, force: true });
   };
+  // Ctrl-C in `npm run bench` exits without running the callers' finally blocks.
+  process.once('exit', remove);
   try {
     symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
   } catch (error) {
