@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATABASE_FILE } from '../../main/data-dir.js';
 import { categoryIds } from '../../main/core/pois/poi-row.js';
@@ -63,7 +63,7 @@ export interface WritesBenchResult {
   old: { ref: string; commit: string };
   connections: number;
   add: Record<Server, AddFigure>;
-  /** add.json while a second load asks get.json on rotating ids. */
+  /** add.json while a second load asks get.json on random ids. */
   beside: Record<Server, BesideFigure> & { getConnections: number };
   raw: { batch: number; triggers: RawFigure; triggerFree: RawFigure };
   ratio: Ratios & { besideToOld: number };
@@ -237,60 +237,77 @@ const medianProfile = (profiles: readonly AddProfile[]): AddProfile => ({
 
 /**
  * add.json of this tree's service, of the old main (another commit served from a worktree the
- * bench makes and removes) and of the reference, alone and beside get.json on rotating ids, with
- * the raw insert with the same triggers and the trigger-free insert as baselines: every file
- * filled to the same size first, each figure the median of `rounds` rounds whose order alternates.
+ * bench makes and removes) and of the reference, alone and beside get.json on random ids, with
+ * the raw insert with the same triggers and the trigger-free insert as baselines. Each tree's data
+ * is filled once by its own code; every measurement then starts from a fresh copy of it (a
+ * server started on the copy and warmed up, or a raw insert into it), so no figure pays for the
+ * rows an earlier one added. Each figure is the median of `rounds` rounds whose order alternates.
  * Needs wrk.
  */
 export async function benchWrites(o: WritesBenchOptions): Promise<WritesBenchResult> {
   if (!findWrk()) throw new Error('the writes bench needs wrk (apt-get install wrk)');
   const ref = o.old ?? DEFAULT_OLD;
   const old = addOldTree(ref);
-  const children: Child[] = [];
+  let serving: { child: Child; dataDir: string } | undefined;
+  const stopServing = async (): Promise<void> => {
+    if (!serving) return;
+    const { child, dataDir } = serving;
+    serving = undefined;
+    await child.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   try {
     o.log(`writes: old main ${old.commit} checked out in ${old.tree}; filling each file with ${o.fill.toLocaleString('en')} POIs...`);
-    const dirs = { current: join(o.dir, 'writes-current'), old: join(o.dir, 'writes-old') };
-    for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true, mode: 0o700 });
+    // Filled once and never served: every measurement starts from a copy of one of these.
+    const pristine = { current: join(o.dir, 'writes-current'), old: join(o.dir, 'writes-old') };
+    for (const d of Object.values(pristine)) mkdirSync(d, { recursive: true, mode: 0o700 });
     const seeded: Record<'current' | 'old', Seeded> = {
-      current: await fillWithTree(ROOT, join(dirs.current, DATABASE_FILE), o.fill),
-      old: await fillWithTree(old.tree, join(dirs.old, DATABASE_FILE), o.fill),
+      current: await fillWithTree(ROOT, join(pristine.current, DATABASE_FILE), o.fill),
+      old: await fillWithTree(old.tree, join(pristine.old, DATABASE_FILE), o.fill),
     };
     o.log(`writes: filled in ${(seeded.current.fillMs / 1000).toFixed(1)} s (this tree), ${(seeded.old.fillMs / 1000).toFixed(1)} s (${old.commit})`);
-    // The raw baselines start from a copy of this tree's file as filled, before any add.json.
-    const template = join(o.dir, 'writes-template.sqlite');
-    copyFileSync(join(dirs.current, DATABASE_FILE), template);
-
-    const servers: Record<Server, Child> = {
-      current: await startService(dirs.current, join(o.dir, 'writes-current.log')),
-      old: await startService(dirs.old, join(o.dir, 'writes-old.log'), undefined, [], old.tree),
-      // The reference shares this tree's file (and schema), as in http-bench.ts.
-      reference: await startReference(join(dirs.current, DATABASE_FILE), join(o.dir, 'writes-reference.log')),
-    };
-    children.push(...Object.values(servers));
+    const template = join(pristine.current, DATABASE_FILE);
     const tokens: Record<Server, string> = { current: seeded.current.token, old: seeded.old.token, reference: seeded.current.token };
     const ids: Record<Server, number[]> = {
       current: randomIds(seeded.current.maxId, 10_000, 5),
       old: randomIds(seeded.old.maxId, 10_000, 5),
       reference: randomIds(seeded.current.maxId, 10_000, 5),
     };
+    let started = 0;
     let seed = 100;
-    const add = async (server: Server, seconds: number): Promise<{ load: LoadResult; profile: AddProfile }> => {
-      const pid = servers[server].pid;
+    /**
+     * A server on a fresh copy of its tree's filled data, warmed up with add.json: each figure
+     * starts from the same number of POIs, whatever the loads before it added. The reference
+     * serves a copy of this tree's file (its schema), as in http-bench.ts.
+     */
+    const serve = async (server: Server): Promise<Child> => {
+      await stopServing();
+      const dataDir = join(o.dir, `writes-run-${++started}`);
+      mkdirSync(dataDir, { mode: 0o700 });
+      cpSync(server === 'old' ? pristine.old : pristine.current, dataDir, { recursive: true });
+      const log = join(o.dir, `writes-${started}-${server}.log`);
+      const child =
+        server === 'reference'
+          ? await startReference(join(dataDir, DATABASE_FILE), log)
+          : await startService(dataDir, log, undefined, [], server === 'old' ? old.tree : ROOT);
+      serving = { child, dataDir };
+      await runWrk({ port: child.port, script: luaAdd(tokens[server], seed++), connections: o.connections, seconds: o.warmup, dir: o.dir });
+      return child;
+    };
+    const add = async (server: Server): Promise<{ load: LoadResult; profile: AddProfile }> => {
+      const { pid, port } = await serve(server);
       const before = countersOf(pid);
-      const load = await runWrk({ port: servers[server].port, script: luaAdd(tokens[server], seed++), connections: o.connections, seconds, dir: o.dir });
+      const load = await runWrk({ port, script: luaAdd(tokens[server], seed++), connections: o.connections, seconds: o.seconds, dir: o.dir });
       return { load, profile: perRequest(before, countersOf(pid), load.requests) };
     };
-    const beside = async (server: Server, seconds: number): Promise<BesideFigure & { runs: [LoadResult, LoadResult] }> => {
-      const { port } = servers[server];
-      const [a, g] = await Promise.all([
-        runWrk({ port, script: luaAdd(tokens[server], seed++), connections: o.connections, seconds, dir: o.dir }),
-        runWrk({ port, script: luaGet(tokens[server], ids[server], seed++), connections: GET_CONNECTIONS, seconds, dir: o.dir }),
+    const beside = async (server: Server): Promise<[LoadResult, LoadResult]> => {
+      const { port } = await serve(server);
+      return Promise.all([
+        runWrk({ port, script: luaAdd(tokens[server], seed++), connections: o.connections, seconds: o.seconds, dir: o.dir }),
+        runWrk({ port, script: luaGet(tokens[server], ids[server], seed++), connections: GET_CONNECTIONS, seconds: o.seconds, dir: o.dir }),
       ]);
-      return { add: summarize([a]), get: summarize([g]), runs: [a, g] };
     };
 
-    o.log(`writes: warm-up ${o.warmup} s each`);
-    for (const server of SERVERS) await add(server, o.warmup);
     const runs = {
       add: { current: [], old: [], reference: [] } as Record<Server, LoadResult[]>,
       profile: { current: [], old: [], reference: [] } as Record<Server, AddProfile[]>,
@@ -301,23 +318,23 @@ export async function benchWrites(o: WritesBenchOptions): Promise<WritesBenchRes
     };
     const roundRatios: Ratios[] = [];
     for (let round = 0; round < o.rounds; round++) {
-      // Every other round in reverse: what one load leaves behind (a checkpoint, a grown WAL)
-      // falls on each server alike.
+      // Every other round in reverse: a slow spell of a shared machine falls on each alike.
       const order = round % 2 === 0 ? SERVERS : [...SERVERS].reverse();
-      o.log(`writes, round ${round + 1} of ${o.rounds}: ${order.join(', ')}`);
+      o.log(`writes, round ${round + 1} of ${o.rounds}: ${order.join(', ')} (each on a fresh copy, after ${o.warmup} s of warm-up)`);
       for (const server of order) {
-        const { load, profile } = await add(server, o.seconds);
+        const { load, profile } = await add(server);
         runs.add[server].push(load);
         runs.profile[server].push(profile);
         o.log(line(`add.json ${server}`, load, `  ${profile.cpuMs.toFixed(3)} ms CPU, ${profile.writeKiB.toFixed(1)} KiB, ${profile.writeCalls.toFixed(1)} write calls per add`));
       }
       for (const server of order) {
-        const { runs: [a, g] } = await beside(server, o.seconds);
+        const [a, g] = await beside(server);
         runs.besideAdd[server].push(a);
         runs.besideGet[server].push(g);
         o.log(line(`add beside get ${server}`, a));
         o.log(line(`get beside add ${server}`, g));
       }
+      await stopServing();
       for (const triggers of round % 2 === 0 ? [true, false] : [false, true]) {
         const raw = rawInsert(template, seeded.current.clientId, o.rawRows, triggers, o.dir, round + 1);
         (triggers ? runs.raw : runs.rawFree).push(raw.rowsPerSecond);
@@ -347,7 +364,7 @@ export async function benchWrites(o: WritesBenchOptions): Promise<WritesBenchRes
       rounds: roundRatios,
     };
   } finally {
-    for (const child of children) await child.stop();
+    await stopServing();
     old.remove();
   }
 }
