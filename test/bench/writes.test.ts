@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { addOldTree, DEFAULT_OLD, fillWithTree, missingCommit } from './old-main.js';
 import { ROOT } from './server-child.js';
-import { RAW_BATCH, rawInsert } from './writes.js';
+import { countersOf, RAW_BATCH, rawInsert } from './writes.js';
 
 /** The writes bench's own parts, cheaply: its raw-insert baselines and its old-main worktree. */
 const dir = mkdtempSync(join(tmpdir(), 'poi-writes-bench-test-'));
@@ -29,6 +29,25 @@ describe('the raw-insert baselines', () => {
     for (const run of [all, none]) expect(run.rowsPerSecond).toBeGreaterThan(0);
     expect(RAW_BATCH).toBe(18);
   }, 60_000);
+});
+
+describe('the per-add profile', () => {
+  it("reads the CPU time a process spends from /proc, as the process itself counts it", () => {
+    const cpu = (): number => {
+      const used = process.cpuUsage();
+      return (used.user + used.system) / 1e6;
+    };
+    const [countedBefore, usedBefore] = [countersOf(process.pid), cpu()];
+    // 0.3 s of CPU, however long a shared machine takes to give it.
+    const until = performance.now() + 20_000;
+    while (cpu() - usedBefore < 0.3 && performance.now() < until) for (let i = 0; i < 1e5; i++) Math.sqrt(i);
+    const [countedAfter, usedAfter] = [countersOf(process.pid), cpu()];
+    const spent = usedAfter - usedBefore;
+    expect(spent).toBeGreaterThanOrEqual(0.3);
+    // /proc counts in clock ticks (10 ms each).
+    expect(Math.abs(countedAfter.cpuSeconds - countedBefore.cpuSeconds - spent)).toBeLessThan(0.05);
+    expect(countedAfter.writeCalls).toBeGreaterThan(0);
+  });
 });
 
 describe('the old main beside this tree', () => {
