@@ -93,7 +93,7 @@ function nodeRequest(kind: Kind, token: string, ids: readonly number[], rnd: () 
   });
 }
 
-function summarize(runs: LoadResult[]): Measured {
+export function summarize(runs: LoadResult[]): Measured {
   const first = runs[0]!;
   return {
     tool: first.tool,

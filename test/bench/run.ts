@@ -15,15 +15,17 @@ import { benchScale } from './scale.js';
 import { buildRows, contentionRows, HEADERS, renderTable, scaleRows } from './table.js';
 import { findWrk } from './wrk.js';
 import { benchTls, tlsRows } from './tls.js';
+import { benchWrites, writesRows } from './writes.js';
 
 /**
- * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,tls,pois,contention,scale,map,basemap,exports,imports,sync] [-- --baseline REF [--rounds N]]`: measures the HTTP API
+ * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,tls,pois,contention,scale,map,basemap,exports,imports,sync,writes] [-- --baseline REF [--rounds N]] [-- --old REF]`: measures the HTTP API
  * against a bare node:http server, login, HTTP against HTTPS, the POI queries on N POIs (default 1,000,000; 100,000
  * with --quick; 10,000,000 with --huge) and, served by the CLI on them, map views, near queries,
  * the serving process's memory and a get.json beside heavy requests; prints one table and writes it, with
  * every run, as JSON under test/bench/results/. HTTP loads come from wrk when it is on the PATH
  * (BENCH_NO_WRK=1 forces the Node generator). To see where the server spends its time:
- * `tsx test/bench/profile.ts --kind get|add`.
+ * `tsx test/bench/profile.ts --kind get|add`. The writes section (test/bench/writes.ts) serves the old main
+ * (`--old REF`, default 39586ae) from a worktree beside this tree's service and the reference.
  */
 const { values } = parseArgs({
   options: {
@@ -34,6 +36,8 @@ const { values } = parseArgs({
     /** A commit whose sync bench runs beside this tree's, alternated, in the same run (sync only). */
     baseline: { type: 'string' },
     rounds: { type: 'string' },
+    /** The commit the writes bench serves as the old main (test/bench/old-main.ts). */
+    old: { type: 'string' },
   },
 });
 const quick = values.quick === true;
@@ -42,7 +46,7 @@ const count = Number(values.pois ?? (quick ? 100_000 : 1_000_000));
 // --huge: the scale section (map views, near queries, memory behind the CLI) on 10,000,000 POIs.
 const scaleCount = huge ? 10_000_000 : count;
 if (!Number.isInteger(count) || count < 1000) throw new Error('--pois must be an integer of at least 1000');
-const only = new Set((values.only ?? 'http,tls,pois,contention,scale,map,basemap,exports,imports,sync').split(','));
+const only = new Set((values.only ?? 'http,tls,pois,contention,scale,map,basemap,exports,imports,sync,writes').split(','));
 const plan = quick
   ? { seconds: 3, warmup: 1, repeats: 3, loginSeconds: 3, scaleSeconds: 3 }
   : { seconds: 10, warmup: 2, repeats: 3, loginSeconds: 5, scaleSeconds: 10 };
@@ -81,7 +85,13 @@ try {
   const syncSizes = [quick ? 20_000 : 100_000, quick ? 100_000 : 1_000_000] as const;
   const compared = only.has('sync') && values.baseline ? await benchSyncAgainst(values.baseline, ...syncSizes, Number(values.rounds ?? 3)) : undefined;
   const sync = compared?.current ?? (only.has('sync') ? await benchSync(...syncSizes) : undefined);
-  const rows = [...buildRows(http, pois), ...tlsRows(tls), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...importRows(imports), ...syncRows(sync, compared && { result: compared.baseline, ref: compared.ref })];
+  // add.json of this tree, the old main and the reference, alone and beside get.json, with the raw-insert baselines (100,000 POIs first; 20,000 with --quick).
+  const writesWanted = only.has('writes') && findWrk() !== null;
+  if (only.has('writes') && !writesWanted) console.log('writes: skipped, it needs wrk (apt-get install wrk)');
+  const writes = writesWanted
+    ? await benchWrites({ dir: scratch, connections, seconds: plan.seconds, warmup: plan.warmup, rounds: plan.repeats, fill: quick ? 20_000 : 100_000, rawRows: quick ? 5_000 : 20_000, old: values.old, log: console.log })
+    : undefined;
+  const rows = [...buildRows(http, pois), ...tlsRows(tls), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...importRows(imports), ...syncRows(sync, compared && { result: compared.baseline, ref: compared.ref }), ...writesRows(writes)];
   const tool = findWrk() ?? 'Node keep-alive generator (no wrk on the PATH)';
   console.log('');
   console.log(renderTable(rows));
@@ -112,6 +122,7 @@ try {
     imports,
     sync,
     syncBaseline: compared ? { ref: compared.ref, result: compared.baseline } : undefined,
+    writes,
   };
   writeFileSync(file, JSON.stringify(report, null, 2));
   console.log(`results written to ${file}`);

@@ -96,10 +96,10 @@ export function memoryOf(pid: number): Memory {
  * Starts `tsx ARGS` with its output going to `logFile` (as `serve > log` would), and waits until
  * the log shows `ready` (whose first group is the port), for at most 60 s.
  */
-async function startChild(args: string[], logFile: string, ready: RegExp, nodeArgs?: string[]): Promise<Child> {
+async function startChild(args: string[], logFile: string, ready: RegExp, nodeArgs?: string[], cwd = ROOT): Promise<Child> {
   const fd = openSync(logFile, 'a');
   const [command, argv] = nodeArgs ? [process.execPath, [...nodeArgs, '--import', 'tsx', ...args]] : [TSX, args];
-  const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', fd, fd] });
+  const child = spawn(command, argv, { cwd, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const gone = exited(child);
   let ended = false;
@@ -146,13 +146,15 @@ async function startChild(args: string[], logFile: string, ready: RegExp, nodeAr
 /**
  * The real CLI: `tsx main/cli.ts serve --data DIR --port 0 [serveArgs]`, logging one line per request. With
  * `nodeArgs` (e.g. --cpu-prof, which NODE_OPTIONS refuses) it runs `node ARGS --import tsx ...`.
+ * `tree` is the checkout whose CLI runs (another commit's worktree, test/bench/old-main.ts).
  */
-export function startService(dataDir: string, logFile: string, nodeArgs?: string[], serveArgs: string[] = []): Promise<Child> {
+export function startService(dataDir: string, logFile: string, nodeArgs?: string[], serveArgs: string[] = [], tree = ROOT): Promise<Child> {
   return startChild(
     ['main/cli.ts', 'serve', '--data', dataDir, '--port', '0', ...serveArgs],
     logFile,
     /API listening on http:\/\/[^\s]+:(\d+)\/1\//,
     nodeArgs,
+    tree,
   );
 }
 

@@ -42,5 +42,11 @@ export function prng(seed: number): () => number {
   };
 }
 
+/** `count` POI ids between 1 and `maxId` in a seeded random order: get.json asks a different POI almost every time. */
+export function randomIds(maxId: number, count: number, seed: number): number[] {
+  const rnd = prng(seed);
+  return Array.from({ length: count }, () => 1 + Math.floor(rnd() * maxId));
+}
+
 export const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(3) : ms.toFixed(1));
 

@@ -112,7 +112,7 @@ export function scaleRows(s: ScaleBenchResult | undefined, huge: boolean): Row[]
   rows.push([`RSS of the serving child after the views and queries above`, '/proc VmRSS', mib(s.afterViews.rssMiB), '', `peak ${mib(s.afterViews.peakRssMiB)}`, startRss, '', rssMet(s.afterViews.peakRssMiB)]);
   if (s.getAlone && s.getUnderHeavy && s.heavyNear && s.heavyViews && s.heavySearch) {
     const alone = `alone: p50 ${ms(s.getAlone.p50)}, p99 ${ms(s.getAlone.p99)}`;
-    rows.push(load(`get.json, ${s.getAlone.connections} conn, alone (${n} POIs)`, s.getAlone));
+    rows.push(load(`get.json on random ids, ${s.getAlone.connections} conn, alone (${n} POIs)`, s.getAlone));
     rows.push(load(`get.json, ${s.getUnderHeavy.connections} conn, beside the three heavy loads below`, s.getUnderHeavy, alone, `${(s.getUnderHeavy.p99 / s.getAlone.p99).toFixed(1)}x p99`,
       verdict(s.getUnderHeavy.p99 < SCALE_GOALS.getUnderHeavyP99Ms && s.getUnderHeavy.non2xx === 0, `p99<${SCALE_GOALS.getUnderHeavyP99Ms}ms`)));
     rows.push(load(`  get_near r=5 km total=1000, dense`, s.heavyNear));
