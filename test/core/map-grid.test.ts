@@ -1,9 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_VIEW_POINTS, type MapView } from '../../shared/contract.js';
 import { sqlCellX, sqlCellY } from '../../main/core/pois/grid.js';
+import { GridCells } from '../../main/core/pois/grid-cells.js';
+import { DENSE_ABOVE_017 } from '../../main/core/store/migrations/017-grid-where-dense.js';
 import { openDatabase } from '../../main/core/store/database.js';
 import { MIGRATIONS } from '../../main/core/store/migrations/index.js';
 import { prng } from '../bench/stats.js';
@@ -32,26 +35,80 @@ interface CellRow {
   sum_lng: number;
 }
 
-/** The cells the triggers keep, and the same cells counted afresh from the POIs. */
-function keptAndRecounted(db: Core['db']): { kept: CellRow[]; recounted: CellRow[] } {
+/**
+ * Every cell of every level as the map reads it (stored where dense, counted from the R*Tree
+ * elsewhere: grid-cells.ts), and the same cells counted afresh from the POIs.
+ */
+function readAndRecounted(core: Core): { read: CellRow[]; recounted: CellRow[] } {
   const order = 'ORDER BY client, level, cy, cx';
-  const kept = db.prepare(`SELECT client, level, cy, cx, n, sum_id, sum_lat, sum_lng FROM map_cells ${order}`).all() as CellRow[];
-  const recounted = db
+  const grid = new GridCells(core.db, core.store);
+  const levels = core.db.prepare<[], { level: number; scale: number }>('SELECT level, scale FROM map_levels ORDER BY level').all();
+  const clients = core.db.prepare<[], { id: string; rowid: number }>('SELECT id, rowid FROM clients ORDER BY rowid').all();
+  const read = clients.flatMap(({ id, rowid }) =>
+    levels.flatMap(({ level, scale }) =>
+      grid
+        .cells(id, level, { x0: 0, x1: scale - 1, y0: 0, y1: scale - 1 })
+        .map((c) => ({ client: rowid, level, cy: c.cy, cx: c.cx, n: c.n, sum_id: c.sum_id, sum_lat: c.sum_lat, sum_lng: c.sum_lng })),
+    ),
+  );
+  read.sort((x, y) => x.client - y.client || x.level - y.level || x.cy - y.cy || x.cx - y.cx);
+  const recounted = core.db
     .prepare(
       `SELECT c.rowid AS client, l.level, ${sqlCellY('p.lat', 'l.scale')} AS cy, ${sqlCellX('p.lng', 'l.scale')} AS cx,
               count(*) AS n, sum(p.id) AS sum_id, sum(p.lat) AS sum_lat, sum(p.lng) AS sum_lng
        FROM pois p JOIN clients c ON c.id = p.client_id, map_levels l GROUP BY 1, 2, 3, 4 ${order}`,
     )
     .all() as CellRow[];
-  return { kept, recounted };
+  return { read, recounted };
+}
+
+/**
+ * What the database stores keeps its rule (migration 017): level 2 in full, a finer cell exactly
+ * where its parent two levels up is dense, and a stored cell that is not dense holds at most the
+ * threshold (or a view could walk more than it).
+ */
+function expectStoredByTheRule(db: Core['db']): void {
+  const strays = db
+    .prepare(
+      `SELECT count(*) FROM map_cells m WHERE m.level > 2 AND NOT EXISTS (
+         SELECT 1 FROM map_dense d WHERE d.client = m.client AND d.level = m.level - 2 AND d.cy = m.cy >> 2 AND d.cx = m.cx >> 2)`,
+    )
+    .pluck()
+    .get();
+  expect(strays, 'stored cells without a dense parent').toBe(0);
+  const crowded = db
+    .prepare(
+      `SELECT count(*) FROM map_cells m WHERE m.level < 18 AND m.n > ${DENSE_ABOVE_017} AND NOT EXISTS (
+         SELECT 1 FROM map_dense d WHERE d.client = m.client AND d.level = m.level AND d.cy = m.cy AND d.cx = m.cx)`,
+    )
+    .pluck()
+    .get();
+  expect(crowded, 'cells over the threshold that are not dense').toBe(0);
+  const emptyDense = db
+    .prepare(
+      `SELECT count(*) FROM map_dense d WHERE (SELECT coalesce(sum(n), 0) FROM map_cells m WHERE m.client = d.client AND m.level = d.level + 2 AND m.cy >> 2 = d.cy AND m.cx >> 2 = d.cx)
+         <> (SELECT coalesce(sum(n), 0) FROM map_cells m WHERE m.client = d.client AND m.level = d.level AND m.cy = d.cy AND m.cx = d.cx)`,
+    )
+    .pluck()
+    .get();
+  expect(emptyDense, 'dense cells whose children do not add up to them').toBe(0);
+  const wrong = db
+    .prepare(
+      `SELECT count(*) FROM map_cells m WHERE m.n <> (SELECT count(*) FROM pois p JOIN clients c ON c.id = p.client_id, map_levels l
+         WHERE c.rowid = m.client AND l.level = m.level AND ${sqlCellY('p.lat', 'l.scale')} = m.cy AND ${sqlCellX('p.lng', 'l.scale')} = m.cx)`,
+    )
+    .pluck()
+    .get();
+  expect(wrong, 'stored cells whose count is not their POIs').toBe(0);
 }
 
 /** Counts and ids exactly; position sums to within float rounding (they are added and taken away). */
-function expectSameCells(db: Core['db']): void {
-  const { kept, recounted } = keptAndRecounted(db);
+function expectSameCells(core: Core): void {
+  expectStoredByTheRule(core.db);
+  const { read, recounted } = readAndRecounted(core);
   const key = ({ client, level, cy, cx, n, sum_id }: CellRow) => ({ client, level, cy, cx, n, sum_id });
-  expect(kept.map(key)).toEqual(recounted.map(key));
-  kept.forEach((k, i) => {
+  expect(read.map(key)).toEqual(recounted.map(key));
+  read.forEach((k, i) => {
     expect(k.sum_lat).toBeCloseTo(recounted[i]!.sum_lat, 7);
     expect(k.sum_lng).toBeCloseTo(recounted[i]!.sum_lng, 7);
   });
@@ -88,14 +145,14 @@ describe("the map's grid (migration 013)", () => {
         core.pois.remove(owner, id);
       }
     }
-    expectSameCells(app.db);
+    expectSameCells(app);
     const many = app.pois.addMany(a, Array.from({ length: 500 }, (_, i) => ({ lat: -33 + i / 1000, lng: 151 + i / 1000, name: `Sydney ${i}`, categories: [2] })));
-    expectSameCells(app.db);
+    expectSameCells(app);
     // Undo of the last changes (the moves and deletes come back), and a merge of two of the imported POIs.
     const last = serve.db.prepare<[string], number>('SELECT max(seq) FROM changes WHERE client_id = ? AND poi_id IS NOT NULL').pluck();
     serve.undo.change(a, last.get(a)!);
     serve.merges.merge(a, many[0]!, many[1]!);
-    expectSameCells(app.db);
+    expectSameCells(app);
     const counted = app.db.prepare('SELECT sum(n) FROM map_cells WHERE level = 2').pluck().get();
     expect(counted).toBe(app.db.prepare('SELECT count(*) FROM pois').pluck().get());
   });
@@ -119,9 +176,85 @@ describe("the map's grid (migration 013)", () => {
       { client: 2, level: 2, n: 1, sum_id: 11 },
     ].sort((x, y) => x.client - y.client || x.sum_id - y.sum_id));
     expect(db.prepare('SELECT cy FROM map_cells WHERE level = 2 AND sum_id = 12').pluck().get()).toBe(0);
-    expect(db.prepare('SELECT count(*) FROM map_cells WHERE level = 18').pluck().get()).toBe(4);
+    // Four POIs make no cell dense: below level 2 nothing is stored (migration 017), yet every level reads in full.
+    expect(db.prepare('SELECT count(*) FROM map_cells WHERE level > 2').pluck().get()).toBe(0);
     db.close();
+    const core = openCore({ file });
+    cores.push(core);
+    expectSameCells(core);
+    expect(readAndRecounted(core).read.filter((c) => c.level === 18)).toHaveLength(4);
   });
+
+  it('is thinned to its dense cells when a version-16 file migrates, and reads the same', () => {
+    const file = scratch();
+    const v16 = openDatabase(file, { migrations: MIGRATIONS.slice(0, 16) });
+    v16.exec("INSERT INTO clients (id, name, created_at) VALUES ('c', 'n', 0)");
+    const insert = v16.prepare("INSERT INTO pois (client_id, name, lat, lng, category_ids, registered_at, updated_at, name_key) VALUES ('c', ?, ?, ?, '[1]', 1, 2, ?)");
+    const rnd = prng(3);
+    v16.transaction(() => {
+      // A pile at one point (dense down to the finest level), a town around it, and a scatter.
+      for (let i = 0; i < 1100; i++) insert.run(`pile ${i}`, 40.4168, -3.7038, `pile ${i}`);
+      for (let i = 0; i < 1500; i++) insert.run(`town ${i}`, 40.4 + (rnd() - 0.5) * 0.1, -3.7 + (rnd() - 0.5) * 0.1, `town ${i}`);
+      for (let i = 0; i < 500; i++) insert.run(`far ${i}`, 36 + rnd() * 8, -9 + rnd() * 12, `far ${i}`);
+    })();
+    const before = v16.prepare('SELECT count(*) FROM map_cells').pluck().get() as number;
+    v16.close();
+    const core = openCore({ file });
+    cores.push(core);
+    expect(core.db.prepare('SELECT count(*) FROM map_cells').pluck().get()).toBeLessThan(before / 2);
+    expect(core.db.prepare('SELECT max(level) FROM map_dense').pluck().get()).toBe(16);
+    expectSameCells(core);
+  });
+
+  it('reads the same as a recount after random batches of adds, moves and deletes, across the threshold', async () => {
+    const file = scratch();
+    const core = openCore({ file });
+    cores.push(core);
+    const clients = [core.clients.create({ name: 'A' }).client_id, core.clients.create({ name: 'B' }).client_id];
+    const alive: Array<[string, number]> = [];
+    // Spots close enough that a few hundred POIs push cells past the threshold at several levels.
+    const place = fc.record({ spot: fc.integer({ min: 0, max: 3 }), dx: fc.integer({ min: 0, max: 1000 }), dy: fc.integer({ min: 0, max: 1000 }), pile: fc.boolean() });
+    const at = (p: { spot: number; dx: number; dy: number; pile: boolean }): { lat: number; lng: number } =>
+      p.pile ? { lat: 40.4168, lng: -3.7038 } : { lat: 40 + p.spot * 0.3 + p.dy / 5e3, lng: -4 + p.spot * 0.3 + p.dx / 5e3 };
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), client: fc.integer({ min: 0, max: 1 }), count: fc.integer({ min: 1, max: 400 }), where: place }),
+      fc.record({ kind: fc.constant('move' as const), pick: fc.nat(), count: fc.integer({ min: 1, max: 200 }), where: place }),
+      fc.record({ kind: fc.constant('delete' as const), pick: fc.nat(), count: fc.integer({ min: 1, max: 300 }) }),
+    );
+    // Both clients start just under the threshold in a few cells, so that the histories cross it.
+    clients.forEach((clientId, c) => {
+      const seeded = core.pois.addMany(clientId, Array.from({ length: DENSE_ABOVE_017 - 24 }, (_, i) => ({ ...at({ spot: c, dx: (i * 37) % 1000, dy: (i * 53) % 1000, pile: i % 2 === 0 }), name: `s${i}`, categories: [1] })));
+      alive.push(...seeded.map((id) => [clientId, id] as [string, number]));
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 6 }), async (ops) => {
+        for (const o of ops) {
+          // One transaction per batch, as the write path and imports make them.
+          core.db.transaction(() => {
+            if (o.kind === 'add') {
+              const clientId = clients[o.client]!;
+              const added = core.pois.addMany(clientId, Array.from({ length: o.count }, (_, i) => ({ ...at({ ...o.where, dx: (o.where.dx + i * 7) % 1000 }), name: `p${i}`, categories: [1] })));
+              alive.push(...added.map((id) => [clientId, id] as [string, number]));
+            } else if (o.kind === 'move') {
+              for (let i = 0; i < Math.min(o.count, alive.length); i++) {
+                const [clientId, id] = alive[(o.pick + i * 13) % alive.length]!;
+                const { lat, lng } = at({ ...o.where, dy: (o.where.dy + i * 11) % 1000 });
+                core.db.prepare('UPDATE pois SET lat = ?, lng = ? WHERE client_id = ? AND id = ?').run(lat, lng, clientId, id);
+              }
+            } else {
+              for (let i = 0; i < Math.min(o.count, alive.length); i++) {
+                const [clientId, id] = alive.splice((o.pick + i) % alive.length, 1)[0]!;
+                core.db.prepare('DELETE FROM pois WHERE client_id = ? AND id = ?').run(clientId, id);
+              }
+            }
+          })();
+        }
+        expectSameCells(core);
+      }),
+      { numRuns: 12 },
+    );
+    expect(core.db.prepare('SELECT count(*) FROM map_dense WHERE level >= 8').pluck().get(), 'the histories made cells dense').toBeGreaterThan(0);
+  }, 120_000);
 });
 
 describe('a map view from the grid', () => {

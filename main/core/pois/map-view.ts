@@ -1,8 +1,9 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import { MAX_VIEW_POINTS, type MapPoint, type MapView } from '../../../shared/contract.js';
 import { splitViewport, type Box } from './geo.js';
 import { cellX, cellY } from './grid.js';
-import { CLIENT_KEY, type Cell, type MapFilter, type PoiStore } from './poi-store.js';
+import { GridCells } from './grid-cells.js';
+import type { Cell, MapFilter, PoiStore } from './poi-store.js';
 import { scanInSlices, type Slicing } from './sliced-scan.js';
 
 /** From this zoom on, a view with few enough POIs shows every one on its own. */
@@ -77,7 +78,7 @@ function levelFor(levels: readonly number[], finest: number, boxes: readonly Box
  * a page can draw.
  */
 export class MapViews {
-  private readonly stored: Statement<[string, number, string, number, number], Cell>;
+  private readonly grid: GridCells;
   private readonly levels: number[];
   private readonly snapshot: (work: () => Plan) => Plan;
 
@@ -86,9 +87,7 @@ export class MapViews {
     private readonly store: PoiStore,
     private readonly slicing: Slicing,
   ) {
-    this.stored = db.prepare(
-      `SELECT cy, cx, n, sum_lat, sum_lng, sum_id FROM map_cells WHERE client = ${CLIENT_KEY} AND level = ? AND cy IN (SELECT value FROM json_each(?)) AND cx BETWEEN ? AND ?`,
-    );
+    this.grid = new GridCells(db, store);
     this.levels = db.prepare<[], number>('SELECT level FROM map_levels ORDER BY level').pluck().all();
     // One read transaction: the cells and the names of single POIs from the same snapshot.
     this.snapshot = db.transaction((work: () => Plan) => work());
@@ -136,10 +135,7 @@ export class MapViews {
       cells = spans(boxes, level).map((span) => ({ span, cells: this.store.cellsWhere(clientId, filter, 2 ** level, span.box, viaTree) }));
     } else {
       const level = levelFor(this.levels, finest, boxes);
-      cells = spans(boxes, level).map((span) => {
-        const rows = JSON.stringify(Array.from({ length: span.y1 - span.y0 + 1 }, (_, i) => span.y0 + i));
-        return { span, cells: this.stored.all(clientId, level, rows, span.x0, span.x1) };
-      });
+      cells = spans(boxes, level).map((span) => ({ span, cells: this.grid.cells(clientId, level, span) }));
     }
     return { view: this.points(clientId, query, cells) };
   }

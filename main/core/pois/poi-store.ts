@@ -292,6 +292,18 @@ export class PoiStore {
     return this.statement(sql).all(...(viaTree ? this.treeArgs(clientId, box) : []), ...args, ...boxArgs(box), ...range.args) as Cell[];
   }
 
+  /**
+   * The client's POIs in a block of cells of the grid at `scale` (grid.ts), counted per whole cell:
+   * what a map view reads where the grid stores no cells (migration 017). The box is the block's,
+   * `box` (a superset); each POI's own cell decides.
+   */
+  cellsInBlock(clientId: string, scale: number, box: Box, block: { x0: number; x1: number; y0: number; y1: number }): Cell[] {
+    const sql = `SELECT cy, cx, count(*) AS n, sum(lat) AS sum_lat, sum(lng) AS sum_lng, sum(id) AS sum_id FROM (
+        SELECT ${sqlCellY('lat', String(scale))} AS cy, ${sqlCellX('lng', String(scale))} AS cx, lat, lng, id FROM ${TREE_THEN_POIS}
+      ) WHERE cy BETWEEN ? AND ? AND cx BETWEEN ? AND ? GROUP BY cy, cx`;
+    return this.statement(sql).all(...this.treeArgs(clientId, box), block.y0, block.y1, block.x0, block.x1) as Cell[];
+  }
+
   where(clientId: string, filter: WhereFilter): PoiRow[] {
     const { where, args } = this.clauses(clientId, filter);
     const range = idRange(filter);
