@@ -37,7 +37,7 @@ const FRESH: Record<number, string> = {
   14: '19c1f080f10b774135beac541b1fc69e52a3243fd2a02474fdee22663bea94c5',
   15: 'ffa67db7e63ea91d635a1ffab4eb696613c3ed6124136528370b1f7abbb4d92c',
   16: '8a15e26edcd4a52e605321c48c88776ca85dc5acad4790aa22fa57253d898c60',
-  17: '5d3cae6a95cd069626f4061c0df5eaa6978f5f9f2a43b4e0e64cdc1f033cfebc',
+  17: 'b07c11f1b1428186972c6bc96bb8e94290287a68519868ccab487285217b3f4d',
 };
 
 /** The same, for a database with POIs written at version 3 and upgraded one version at a time. */
@@ -55,7 +55,7 @@ const UPGRADE: Record<number, string> = {
   14: 'e6e591e877d69ab5d649695c35c88ce7a7aaee0ed97e7634ea06d6cc370f6464',
   15: 'c7a32da655beca42b4515d1fdb4d2c1a08f4015aa19f1d4fbad0f21999ba3a9c',
   16: '393074c7332427a5d9966618966b4ff199b292773f9e5a934ee84051c2b3d9a0',
-  17: 'ff70cf0c1f47b9532fa900586bf76c68a1f9d82ff31dcc82c4fd16116a6d9f25',
+  17: '1d864e3b6ae22bf9bae3c15bd96b15984d318c08c45104e9b155f74cbfae0746',
 };
 
 /** Every code point but the lone surrogates, each as a string of its own. */

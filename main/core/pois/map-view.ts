@@ -94,7 +94,9 @@ export class MapViews {
   }
 
   async view(clientId: string, query: MapQuery): Promise<MapView> {
-    const plan = this.snapshot(() => this.plan(clientId, query));
+    // In the heavy lane: a view may walk a few thousand R*Tree entries (grid-cells.ts), so the
+    // plain requests that arrived meanwhile are answered first, as for a near query.
+    const plan = await this.slicing.lane.run(() => this.snapshot(() => this.plan(clientId, query)));
     if ('view' in plan) return plan.view;
     // A text search no index narrows, over a big view: every POI of the client is read, so in
     // slices, giving other requests their turn between two (as a text search list does).

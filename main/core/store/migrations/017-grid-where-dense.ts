@@ -6,7 +6,7 @@ import { sqlCellX013 as cellX, sqlCellY013 as cellY } from './013-map-grid.js';
  * stored (it becomes "dense"); under a cell that never did, they are counted from the R*Tree when
  * a view asks, at most this many POIs per such cell (main/core/pois/map-view.ts).
  */
-export const DENSE_ABOVE_017 = 1024;
+export const DENSE_ABOVE_017 = 256;
 
 /** The grid's levels (migration 013): every other zoom. */
 const FIRST = 2;
