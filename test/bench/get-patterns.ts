@@ -3,6 +3,8 @@ import { median, send } from './http.js';
 import { openCore } from '../support/core.js';
 import { fillPois } from './fill.js';
 import { luaGet, luaGetInTurn, luaGetUnique, runWrk, type LoadResult } from './wrk.js';
+import { join } from 'node:path';
+import { startService, type Child } from './server-child.js';
 
 /**
  * get.json as clients ask it, with the reply caches on and off (main/http/reply-memo.ts,
@@ -10,7 +12,8 @@ import { luaGet, luaGetInTurn, luaGetUnique, runWrk, type LoadResult } from './w
  * per request (the same 1,000 POIs, an ignored parameter that never repeats), (c) every one of
  * 100,000 ids in turn, (d) (a) with 10 add.json a second beside it and (e) with 1,000, sent by a
  * loop of this process to a fourth serving process on the same file, so that every served
- * process sees another process's commits. The caches must never make a pattern slower.
+ * process sees another process's commits. The caches must never make a pattern slower. The
+ * services with and without them are started here, so that both have served the same loads.
  */
 export type Pattern = 'fixed' | 'unique' | 'inTurn' | 'writes10' | 'writes1000';
 const PATTERNS: readonly Pattern[] = ['fixed', 'unique', 'inTurn', 'writes10', 'writes1000'];
@@ -44,14 +47,14 @@ export interface PatternFigure {
 
 export interface GetPatternsOptions {
   dir: string;
-  /** The service's database file (POIs are added to it for (c)). */
-  file: string;
+  /** The data folder the services serve (POIs are added to its database for (c)). */
+  dataDir: string;
   clientId: string;
   token: string;
   /** The 1,000 POIs of (a), (b), (d) and (e). */
   ids: readonly number[];
-  /** The service with its caches, without them (`--no-reply-cache`), the reference, and where writes go. */
-  ports: Record<Server | 'writer', number>;
+  /** The reference over the same file, and a service on it where the writes beside go. */
+  ports: Record<'reference' | 'writer', number>;
   connections: number;
   seconds: number;
   warmup: number;
@@ -99,7 +102,7 @@ function writeBeside(port: number, token: string, perSecond: number): { stop: ()
 
 export async function benchGetPatterns(o: GetPatternsOptions): Promise<Record<Pattern, PatternFigure>> {
   // (c) needs 100,000 POIs of the client: the loads before may have added some; the rest through the triggers.
-  const core = openCore({ file: o.file });
+  const core = openCore({ file: join(o.dataDir, 'poi.sqlite') });
   let inTurn: number[];
   try {
     const ofClient = core.db.prepare<[string, number], { id: number }>('SELECT id FROM pois WHERE client_id = ? ORDER BY id LIMIT ?');
@@ -109,14 +112,27 @@ export async function benchGetPatterns(o: GetPatternsOptions): Promise<Record<Pa
   } finally {
     core.close();
   }
+  const children: Child[] = [];
+  try {
+    const on = await startService(o.dataDir, join(o.dir, 'patterns-on.log'));
+    children.push(on);
+    const off = await startService(o.dataDir, join(o.dir, 'patterns-off.log'), undefined, ['--no-reply-cache']);
+    children.push(off);
+    return await measurePatterns(o, inTurn, { on: on.port, off: off.port, reference: o.ports.reference, writer: o.ports.writer });
+  } finally {
+    for (const child of children) await child.stop();
+  }
+}
+
+async function measurePatterns(o: GetPatternsOptions, inTurn: readonly number[], ports: Record<Server | 'writer', number>): Promise<Record<Pattern, PatternFigure>> {
   let seed = 1000;
   const script = (pattern: Pattern): string =>
     pattern === 'unique' ? luaGetUnique(o.token, o.ids, seed++) : pattern === 'inTurn' ? luaGetInTurn(o.token, inTurn, seed++) : luaGet(o.token, o.ids, seed++);
   const measure = async (pattern: Pattern, server: Server, seconds: number): Promise<{ result: LoadResult; writes: number }> => {
     const rate = WRITES[pattern];
-    const writer = rate === undefined ? undefined : writeBeside(o.ports.writer, o.token, rate);
+    const writer = rate === undefined ? undefined : writeBeside(ports.writer, o.token, rate);
     try {
-      const result = await runWrk({ port: o.ports[server], script: script(pattern), connections: o.connections, seconds, dir: o.dir });
+      const result = await runWrk({ port: ports[server], script: script(pattern), connections: o.connections, seconds, dir: o.dir });
       return { result, writes: (await writer?.stop()) ?? 0 };
     } catch (error) {
       await writer?.stop().catch(() => undefined);
@@ -125,7 +141,7 @@ export async function benchGetPatterns(o: GetPatternsOptions): Promise<Record<Pa
   };
   // The same answer from each, or the figures compare different work.
   const probe = `/1/pois/get.json?oauth_token=${o.token}&poi=${inTurn[inTurn.length - 1]}`;
-  const bodies = await Promise.all(SERVERS.map((server) => send(o.ports[server], { method: 'GET', path: probe })));
+  const bodies = await Promise.all(SERVERS.map((server) => send(ports[server], { method: 'GET', path: probe })));
   if (new Set(bodies.map((b) => b.body)).size !== 1) throw new Error(`the servers answer ${probe} otherwise:\n${bodies.map((b) => b.body).join('\n')}`);
 
   const figures = {} as Record<Pattern, PatternFigure>;

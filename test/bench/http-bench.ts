@@ -176,8 +176,8 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
     const login = await benchLogin(service.port, client, { seconds: o.loginSeconds, connections: 8, dir: o.dir });
     const getPatterns = wrk
       ? await benchGetPatterns({
-          ...o, file: join(dataDir, 'poi.sqlite'), clientId: client.client_id, token: client.admin_token, ids,
-          ports: { on: service.port, off: uncached.port, reference: reference.port, writer: unInspected.port },
+          ...o, dataDir, clientId: client.client_id, token: client.admin_token, ids,
+          ports: { reference: reference.port, writer: unInspected.port },
         })
       : undefined;
     const measured = { bare: summarize(runs.bare), get: summarize(runs.get), getUncached: summarize(runs.getUncached), add: summarize(runs.add) };

@@ -47,7 +47,8 @@ function validHeader(fd: number): boolean {
  * A stamp that differs whenever anything has been committed to the database since it was last
  * read, by whoever: this connection, another process, a restore's own connection. What lets a
  * listener answer a repeated read from memory (main/http/reply-memo.ts) and still never answer
- * from before a commit.
+ * from before a commit: while it has not moved, the change log need not be read
+ * (main/core/pois/change-feed.ts).
  *
  * On a file, it reads the WAL-index header at the start of the `-shm` file, which SQLite maps
  * into every process that has the database open and rewrites with every commit (its `iChange`
