@@ -88,7 +88,7 @@ export function coreOver(s: Services): Core {
     resolveCaller: (access, creds) => resolveCaller(s.tokens, s.clients, access, creds),
     read: s.read,
     heavy: s.heavy,
-    poiChanges: () => s.poiFeed.reader(() => s.stamp.read()),
+    poiChanges: () => s.poiFeed.reader(() => s.stamp.read(), () => s.stamp.commits()),
     now: () => s.clock.now(),
     events: s.events,
     settings: s.settings,

@@ -142,7 +142,7 @@ export function openServices(options: CoreOptions): Services {
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
   const poiFeed = new ChangeFeed(db);
   // Read inside get.json's read transaction: the statement's stamp is that transaction's snapshot.
-  const replyCache = new ReplyCache(poiFeed.reader(() => stamp.counted()), options.replyCache ?? true);
+  const replyCache = new ReplyCache(poiFeed.reader(() => stamp.counted(), () => stamp.commits()), options.replyCache ?? true);
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder, replyCache);
   // One lane for the heavy work of every transport (heavy-lane.ts), and the slices that take turns in it.
   const slicing: Slicing = { size: options.scanSlice ?? SCAN_SLICE, lane: new HeavyLane() };

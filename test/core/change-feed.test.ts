@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { testCore } from '../support/core.js';
+import { openCore, testCore } from '../support/core.js';
 
 /**
  * What the caches of get.json drop after a write (main/core/pois/change-feed.ts): the POIs a
@@ -13,7 +16,7 @@ describe('the change feed of the caches', () => {
     { name: 'A', lat: 40, lng: -3, categories: [7] },
     { name: 'B', lat: 41, lng: -3, categories: [7] },
   ]) as [number, number];
-  const feed = core.poiFeed.reader(() => core.stamp.counted());
+  const feed = core.poiFeed.reader(() => core.stamp.counted(), () => core.stamp.commits());
   feed.poll();
 
   it('names nothing while nothing was committed, then the POIs each write touched', async () => {
@@ -49,5 +52,31 @@ describe('the change feed of the caches', () => {
     expect(feed.poll()).toEqual([a]);
     core.poiFeed.forget();
     expect(feed.poll()).toBe('all');
+  });
+});
+
+describe('the change feed over a file, paced by the -shm header', () => {
+  it('drops nothing when a checkpoint starts the WAL over, and everything for a commit the log leaves out', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'poi-change-feed-'));
+    const core = openCore({ file: join(dir, 'poi.sqlite') });
+    const other = openCore({ file: join(dir, 'poi.sqlite') });
+    try {
+      const { client_id: clientId } = core.clients.create({ name: 'Filed' });
+      const [a] = core.pois.addMany(clientId, [{ name: 'A', lat: 40, lng: -3, categories: [7] }]) as [number];
+      const feed = core.poiChanges();
+      feed.poll();
+      other.pois.addMany(clientId, [{ name: 'B', lat: 41, lng: -3, categories: [7] }]);
+      expect(feed.poll()).toHaveLength(1);
+      const before = core.stamp.read();
+      other.db.pragma('wal_checkpoint(TRUNCATE)');
+      expect(core.stamp.read(), 'the header was rewritten').not.toBe(before);
+      expect(feed.poll(), 'a WAL started over').toEqual([]);
+      other.db.prepare('UPDATE pois SET updated_at = updated_at + 1 WHERE id = ?').run(a);
+      expect(feed.poll()).toBe('all');
+    } finally {
+      core.close();
+      other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -45,7 +45,7 @@ export interface ChangeReader {
  * Everything goes when a row is not about one POI (a category renamed: its name is in every reply
  * that lists it; a token revoked or deleted; a member, client or setting changed), when a row was
  * written by sync (a pull also moves a POI's registration time, a column the log leaves out), when
- * more rows came than MOST_ROWS, when the stamp moved with no new row (a write the log leaves out,
+ * more rows came than MOST_ROWS, when a commit came with no new row (a write the log leaves out,
  * by a tool), when the row last seen is no longer the same (the log went back, or a restore by any
  * process put another file's log in place) and after this process's own restore (`forget`). Left
  * out: a write of a column the log leaves out (`updated_at` alone) committed between the same two
@@ -68,10 +68,12 @@ export class ChangeFeed {
   /**
    * A reader whose looks are paced by `stamp`, which must differ whenever anything was committed
    * since it was last read and be read where the statement that follows sees at least as much (before
-   * it, outside a transaction, or inside the same read transaction).
+   * it, outside a transaction, or inside the same read transaction). `commits` counts commits where
+   * it can (store/commit-stamp.ts): a stamp that moved with no new row and no commit drops nothing.
    */
-  reader(stamp: () => string): ChangeReader {
+  reader(stamp: () => string, commits: () => number | undefined): ChangeReader {
     let seenStamp: string | undefined;
+    let seenCommits: number | undefined;
     let seen = 0;
     let seenMark: string | null = null;
     let restores = this.restores;
@@ -87,6 +89,9 @@ export class ChangeFeed {
         if (now === seenStamp && restores === this.restores) return undefined;
         const first = seenStamp === undefined;
         seenStamp = now;
+        const committed = commits();
+        const none = committed !== undefined && committed === seenCommits;
+        seenCommits = committed;
         if (restores !== this.restores || first) {
           restores = this.restores;
           return all();
@@ -95,6 +100,8 @@ export class ChangeFeed {
         // The row last seen first (none when the log was empty), then those appended since.
         const anchored = seen === 0 || (rows[0]?.seq === seen && rows[0].mark === seenMark);
         const fresh = seen === 0 ? rows : rows.slice(1);
+        // The stamp moves when a writer starts the WAL over too: no row and no commit is no change.
+        if (anchored && fresh.length === 0 && none) return [];
         if (!anchored || fresh.length === 0 || fresh.length > MOST_ROWS) return all();
         const pois: number[] = [];
         for (const row of fresh) {
