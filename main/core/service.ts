@@ -21,6 +21,7 @@ import type { OnlineTiles } from './tiles/online-tiles.js';
 import type { SettingsStore } from './settings/settings.js';
 import { warmUp } from './warm-up.js';
 import type { CoreEvents } from './events.js';
+import type { ChangeReader } from './pois/change-feed.js';
 
 export type { CoreOptions } from './services.js';
 
@@ -40,8 +41,8 @@ export interface Core {
   read<T>(work: () => T): T;
   /** Where long reads take turns, a piece at a time, whichever transport asked (heavy-lane.ts). */
   heavy: Services['heavy'];
-  /** Differs whenever anything has been committed since, by this process or another. */
-  commitStamp(): string;
+  /** A new reader of which POIs changed, paced by the commit stamp (pois/change-feed.ts): read it outside a transaction. */
+  poiChanges(): ChangeReader;
   /** What the core tells its host's log; it writes to no stream itself. */
   events: Pick<CoreEvents, 'on'>;
   /** The core's clock (tokens expire by it). */
@@ -87,7 +88,7 @@ export function coreOver(s: Services): Core {
     resolveCaller: (access, creds) => resolveCaller(s.tokens, s.clients, access, creds),
     read: s.read,
     heavy: s.heavy,
-    commitStamp: () => s.stamp.read(),
+    poiChanges: () => s.poiFeed.reader(() => s.stamp.read(), () => s.stamp.commits()),
     now: () => s.clock.now(),
     events: s.events,
     settings: s.settings,

@@ -16,6 +16,7 @@ import { Members } from './members/members.js';
 import { argon2Hasher, type PasswordHasher } from './members/passwords.js';
 import { DataWatch } from './pois/data-watch.js';
 import { ReplyCache } from './pois/reply-cache.js';
+import { ChangeFeed } from './pois/change-feed.js';
 import { MapViews } from './pois/map-view.js';
 import { PoiStore } from './pois/poi-store.js';
 import { Pois } from './pois/pois.js';
@@ -83,6 +84,8 @@ export interface Services {
   watch: DataWatch;
   /** Whole POI replies for get.json, kept fresh by the change log. */
   replyCache: ReplyCache;
+  /** Which POIs changed since a cache last looked, from the change log (pois/change-feed.ts). */
+  poiFeed: ChangeFeed;
   /** Where long reads take turns, a piece at a time (heavy-lane.ts). */
   heavy: Pick<HeavyLane, 'run'>;
   /** Differs whenever anything has been committed since, by any process (store/commit-stamp.ts). */
@@ -137,7 +140,9 @@ export function openServices(options: CoreOptions): Services {
   const warnings = new WarningStore(db, writes, clock, categories);
   const store = new PoiStore(db);
   const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
-  const replyCache = new ReplyCache(db, options.replyCache ?? true);
+  const poiFeed = new ChangeFeed(db);
+  // Read inside get.json's read transaction: the statement's stamp is that transaction's snapshot.
+  const replyCache = new ReplyCache(poiFeed.reader(() => stamp.counted(), () => stamp.commits()), options.replyCache ?? true);
   const pois = new Pois(writes, clock, store, categories, warnings, geocoder, replyCache);
   // One lane for the heavy work of every transport (heavy-lane.ts), and the slices that take turns in it.
   const slicing: Slicing = { size: options.scanSlice ?? SCAN_SLICE, lane: new HeavyLane() };
@@ -165,7 +170,7 @@ export function openServices(options: CoreOptions): Services {
     // data_version, which the restore's own connection moves.
     forget: () => {
       watch.forget();
-      replyCache.clear();
+      poiFeed.forget();
       // A backup made while an import ran brings that import back half done: undone as a crash's.
       recoverJobs();
     },
@@ -193,6 +198,7 @@ export function openServices(options: CoreOptions): Services {
     heavy: slicing.lane,
     watch,
     replyCache,
+    poiFeed,
     stamp,
     warnings,
     settings,

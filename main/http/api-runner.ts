@@ -118,6 +118,7 @@ export class ApiRunner {
   run({ route, pathArgs }: Resolved, params: WireParams, origin: string, header?: ReplyHeader, url?: string, seen: { caller: CallerKind } = { caller: 'anonymous' }): unknown {
     let until = Infinity;
     let keep = true;
+    let poi: number | undefined;
     const answer = (): unknown => {
       const caller = this.core.resolveCaller(route.operation.access, {
         accessToken: params.text('access_token'),
@@ -127,6 +128,9 @@ export class ApiRunner {
       if ('principal' in caller) until = caller.principal?.expiresAt ?? Infinity;
       seen.caller = callerKind(caller);
       const input = validate(route.operation.input, wireInput(route.keys, params, pathArgs));
+      // What the memo drops the reply with: a write to this POI (reply-memo.ts).
+      const subject: unknown = typeof input === 'object' && input !== null && 'poi' in input ? input.poi : undefined;
+      if (typeof subject === 'number') poi = subject;
       const handler = this.core.api[route.name] as (caller: unknown, input: unknown, header?: ReplyHeader) => unknown;
       const headed: ReplyHeader | undefined = header && ((name, value) => ((keep = false), header(name, value)));
       return handler(caller, input, headed);
@@ -136,7 +140,7 @@ export class ApiRunner {
     // box keeps better-sqlite3 from refusing a transaction that returns a promise.
     const inTransaction = (): unknown => (route.operation.reads ? this.core.read(() => ({ answer: answer() })).answer : answer());
     if (route.operation.repeatable && url !== undefined && this.memo.enabled) {
-      return this.memo.remember(url, () => ({ reply: inTransaction(), until, keep, caller: seen.caller }));
+      return this.memo.remember(url, () => ({ reply: inTransaction(), until, keep, caller: seen.caller, poi }));
     }
     return route.operation.heavy ? this.core.heavy.run(inTransaction) : inTransaction();
   }

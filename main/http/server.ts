@@ -38,7 +38,7 @@ export interface ApiServerOptions {
   connections?: Partial<ConnectionLimits>;
   /** Also serve the admin UI and its operations (browser mode). */
   console?: ConsoleOptions;
-  /** Answer repeated reads from memory until the next commit (reply-memo.ts); on unless false. */
+  /** Answer repeated reads from memory until what they answered changes (reply-memo.ts); on unless false. */
   replyMemo?: boolean;
   /** The origins allowed to call the API from a browser (cors.ts), read on each request. */
   cors?: () => readonly string[];

@@ -13,16 +13,15 @@ export interface Filled {
 }
 
 /**
- * Fills `count` POIs over Europe: 70 % around 300 "cities" (normal spread of ~5 km), 30 %
+ * Fills `count` POIs of a new client (or of `clientId`) over Europe: 70 % around 300 "cities" (normal spread of ~5 km), 30 %
  * scattered, each with one or two system categories. Rows are inserted with the store's columns
  * (folded text keys included) and go through the real triggers (R*Tree, category links, map grid, change log), 10,000 per
  * transaction.
  */
-export function fillPois(core: Core, count: number, seed = 42, progress?: (done: number) => void): Filled {
+export function fillPois(core: Core, count: number, seed = 42, progress?: (done: number) => void, clientId = core.clients.create({ name: 'bench' }).client_id): Filled {
   const rnd = prng(seed);
   const gauss = (): number => Math.sqrt(-2 * Math.log(rnd() || 1e-12)) * Math.cos(2 * Math.PI * rnd());
   const cities = Array.from({ length: 300 }, () => [36 + rnd() * 24, -10 + rnd() * 40] as [number, number]);
-  const clientId = core.clients.create({ name: 'bench' }).client_id;
   const insert = core.db.prepare(
     `INSERT INTO pois (client_id, name, description, lat, lng, city, country, category_ids, registered_at, updated_at, name_key, description_key, city_key, country_key)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -6,6 +6,7 @@ import { benchLogin, type LoginBenchResult } from './login.js';
 import { addClient, memoryOf, startBare, startReference, startService, type Child, type Memory, type NewClient } from './server-child.js';
 import { prng } from './stats.js';
 import { findWrk, luaAdd, luaFixed, luaGet, runWrk, type LoadResult } from './wrk.js';
+import { benchGetPatterns, type PatternFigure, type Pattern } from './get-patterns.js';
 
 /**
  * What one load asks: the bare server, the service's get/add, get of a second service serving
@@ -47,6 +48,8 @@ export interface HttpBenchResult {
   serviceMemory: Memory;
   bareMemory: Memory;
   login: LoginBenchResult;
+  /** get.json as clients ask it, caches on and off (get-patterns.ts); wrk only. */
+  getPatterns?: Record<Pattern, PatternFigure>;
 }
 
 export interface HttpBenchOptions {
@@ -171,6 +174,12 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
     const bareMemory = memoryOf(bare.pid);
     o.log(`login: ${o.loginSeconds} s at 8 connections...`);
     const login = await benchLogin(service.port, client, { seconds: o.loginSeconds, connections: 8, dir: o.dir });
+    const getPatterns = wrk
+      ? await benchGetPatterns({
+          ...o, dataDir, clientId: client.client_id, token: client.admin_token, ids,
+          ports: { reference: reference.port, writer: unInspected.port },
+        })
+      : undefined;
     const measured = { bare: summarize(runs.bare), get: summarize(runs.get), getUncached: summarize(runs.getUncached), add: summarize(runs.add) };
     const ref = { get: summarize(runs.refGet), add: summarize(runs.refAdd) };
     const inspectorOff = { get: summarize(runs.getOff), add: summarize(runs.addOff) };
@@ -191,6 +200,7 @@ export async function benchHttp(o: HttpBenchOptions): Promise<HttpBenchResult> {
       serviceMemory,
       bareMemory,
       login,
+      ...(getPatterns && { getPatterns }),
     };
   } finally {
     for (const child of children) await child.stop();

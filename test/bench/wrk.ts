@@ -139,6 +139,32 @@ end
 `;
 }
 
+/** get.json on the given ids picked at random, each URL made unique by a parameter the service ignores. */
+export function luaGetUnique(token: string, ids: readonly number[], seed: number): string {
+  return `
+local ids = {${ids.join(',')}}
+local n = 0
+math.randomseed(${seed})
+request = function()
+  n = n + 1
+  return wrk.format("GET", "/1/pois/get.json?oauth_token=${token}&poi=" .. ids[math.random(#ids)] .. "&u=${seed}-" .. n)
+end
+`;
+}
+
+/** get.json on every one of the given ids in turn, from a place drawn by the seed, round and round. */
+export function luaGetInTurn(token: string, ids: readonly number[], seed: number): string {
+  return `
+local ids = {${ids.join(',')}}
+math.randomseed(${seed})
+local n = math.random(#ids)
+request = function()
+  n = n % #ids + 1
+  return wrk.format("GET", "/1/pois/get.json?oauth_token=${token}&poi=" .. ids[n])
+end
+`;
+}
+
 /** get_near.json around the given positions, radius in metres, at most `total` POIs. */
 export function luaNear(token: string, points: ReadonlyArray<readonly [number, number]>, radius: number, total: number, seed: number): string {
   const table = points.map(([lat, lng]) => `{${lat.toFixed(6)},${lng.toFixed(6)}}`).join(',');

@@ -35,13 +35,41 @@ const fresh = (id: number): Promise<PoiReply> => {
 const expectFresh = async (id: number, why: string) => expect(await get(id), why).toEqual(await fresh(id));
 
 describe('the reply cache of get.json', () => {
-  it('answers a POI asked again from the cache, with the same reply', async () => {
+  it('stores a POI once it has been asked twice, then answers it from the cache with the same reply', async () => {
     const first = await get(a);
     const { hits, misses } = core.replyCache;
     expect(await get(a)).toEqual(first);
+    expect(core.replyCache.hits - hits, 'the second ask is built afresh: the first stored nothing').toBe(0);
+    expect(await get(a)).toEqual(first);
     expect(core.replyCache.hits - hits).toBe(1);
-    expect(core.replyCache.misses - misses).toBe(0);
-    expect(Object.isFrozen(first) && Object.isFrozen(first.categories[0])).toBe(true);
+    expect(core.replyCache.misses - misses).toBe(1);
+    // Shared, not frozen: freezing every reply cost more than a hit saves (reply-cache.ts).
+    expect(Object.isFrozen(await get(a))).toBe(false);
+  });
+
+  it('stores nothing of a walk through every id, asked in turn again and again', async () => {
+    const walk = openCore({ file: ':memory:' });
+    try {
+      const { client_id: id, admin_token: token } = walk.clients.create({ name: 'Walked' });
+      const ids = walk.pois.addMany(id, Array.from({ length: 20_000 }, (_, i) => ({ name: `P${i}`, lat: 40 + i / 1e5, lng: -3, categories: [7] }))) as number[];
+      for (let round = 0; round < 2; round++) for (const poi of ids) await invokeApi(walk, 'pois.get', { accessToken: token }, { poi });
+      expect(ids.filter((poi) => walk.replyCache.stored(poi) !== undefined)).toEqual([]);
+      // The last id, asked again at once: it was not stored either (this ask stores it).
+      await invokeApi(walk, 'pois.get', { accessToken: token }, { poi: ids[ids.length - 1]! });
+      expect(walk.replyCache.hits).toBe(0);
+    } finally {
+      walk.close();
+    }
+  });
+
+  it('keeps a POI\'s reply when another POI is written by another process', async () => {
+    await get(a);
+    await get(a);
+    await other.console['pois.update']({ clientId, fields: { poi: b, name: 'Beta (elsewhere)' } });
+    const { hits } = core.replyCache;
+    await get(a);
+    expect(core.replyCache.hits - hits).toBe(1);
+    await expectFresh(b, 'the POI written');
   });
 
   it('never answers another client with a cached POI', async () => {
@@ -50,8 +78,7 @@ describe('the reply cache of get.json', () => {
   });
 
   it('is never stale after writes from this process, another process, or plain SQL', async () => {
-    await get(a);
-    await get(b);
+    for (const id of [a, a, b, b]) await get(id);
     await core.console['pois.update']({ clientId, fields: { poi: a, name: 'Alpha (here)' } });
     await expectFresh(a, 'after an update in this process');
     expect((await get(a)).name).toBe('Alpha (here)');

@@ -204,9 +204,8 @@ describe('on a real listener', () => {
     expect(newest().summary()).toMatchObject({ caller: 'anonymous', status: 401 });
     await t.get('/1/nothing/here.json');
     expect(newest().summary()).toMatchObject({ caller: 'anonymous', operation: null, status: 404 });
-    // The second read is the memo's (reply-memo.ts): it still knows who asked.
-    await t.get('/1/pois/get.json', { access_token: member, poi });
-    await t.get('/1/pois/get.json', { access_token: member, poi });
+    // The third read is the memo's (reply-memo.ts): it still knows who asked.
+    for (let i = 0; i < 3; i++) await t.get('/1/pois/get.json', { access_token: member, poi });
     expect(t.server.memoHits).toBeGreaterThan(0);
     expect(newest().summary()).toMatchObject({ caller: 'member', operation: 'pois.get', status: 200 });
     // A reply the listener writes itself, before Fastify, says its type too.

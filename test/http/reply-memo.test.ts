@@ -7,10 +7,10 @@ import { ROOT } from '../bench/server-child.js';
 import { poiFixture, type Fixture } from '../support/fixture.js';
 
 /**
- * A get.json asked again by the same URL is answered from the listener's memo
- * (main/http/reply-memo.ts), before Fastify, until anything is committed. Over a real file, so
- * that the commit stamp reads the WAL-index header that every process's commits rewrite; the
- * "other process" is a real child process writing with plain SQL.
+ * A get.json asked a third time by the same URL is answered from the listener's memo
+ * (main/http/reply-memo.ts), before Fastify: the second ask stores it, until something it answered
+ * changes. Over a real file, so that the commit stamp reads the WAL-index header that every
+ * process's commits rewrite; the "other process" is a real child process writing with plain SQL.
  */
 const dir = mkdtempSync(join(tmpdir(), 'poi-reply-memo-'));
 const file = join(dir, 'poi.sqlite');
@@ -58,6 +58,7 @@ function otherProcess(sql: string, ...args: Array<string | number>): void {
 describe('the memo of repeated reads', () => {
   it('answers the same get.json again from memory, with the same bytes and headers, and logs it', async () => {
     const first = await ask();
+    await ask();
     const before = hits();
     log.length = 0;
     const again = await ask();
@@ -72,18 +73,86 @@ describe('the memo of repeated reads', () => {
     await ask();
     await ask();
     expect((await f.t.get('/1/pois/update.json', { oauth_token: f.admin, poi, name: 'Here' })).status).toBe(200);
-    expect(await nameOf(), 'after an update through the API').toBe('Here');
+    const afterUpdate = JSON.parse((await ask()).text) as { name: string; last_update: string };
+    expect(afterUpdate.name, 'after an update through the API').toBe('Here');
 
+    await ask();
     await ask();
     otherProcess('UPDATE pois SET name = ? WHERE id = ?', 'Elsewhere', poi);
     expect(await nameOf(), 'after plain SQL by another process').toBe('Elsewhere');
 
-    // A commit that touches no POI drops the memo too: the memo cannot tell what a commit changed.
+    // A write the change log leaves out, alone between two looks: the memo cannot tell what it changed.
     await ask();
-    await f.addPoi({ name: 'Unrelated' });
+    await ask();
+    otherProcess('UPDATE pois SET updated_at = updated_at + 5000 WHERE id = ?', poi);
+    const fresh = JSON.parse((await ask()).text) as { last_update: string };
+    expect(Date.parse(fresh.last_update) - Date.parse(afterUpdate.last_update), 'after a write of updated_at alone').toBe(5_000);
+  });
+
+  it('stores a URL only once it has been asked twice', async () => {
+    const once = (await f.addPoi({ name: 'Asked once' })).id as number;
     const before = hits();
-    await ask();
-    expect(hits(), 'after an unrelated commit').toBe(before);
+    await ask(f.admin, once);
+    await ask(f.admin, once);
+    expect(hits() - before, 'the second ask is answered afresh: the first stored nothing').toBe(0);
+    await ask(f.admin, once);
+    expect(hits() - before, 'the third is the memo\'s').toBe(1);
+    // A URL that differs in nothing but an ignored parameter is another URL, asked once.
+    expect((await fetch(`${url(f.admin, once)}&n=1`)).status).toBe(200);
+    expect((await fetch(`${url(f.admin, once)}&n=2`)).status).toBe(200);
+    expect(hits() - before).toBe(1);
+  });
+
+  it('keeps a POI\'s reply when another POI is written, here or by another process, and drops it when its own is', async () => {
+    const one = (await f.addPoi({ name: 'One' })).id as number;
+    const two = (await f.addPoi({ name: 'Two' })).id as number;
+    const answer = async (id: number): Promise<string> => (JSON.parse((await ask(f.admin, id)).text) as { name: string }).name;
+    await answer(one);
+    await answer(one);
+    let before = hits();
+    expect((await f.t.get('/1/pois/update.json', { oauth_token: f.admin, poi: two, name: 'Two here' })).status).toBe(200);
+    await f.addPoi({ name: 'Three' });
+    expect(await answer(one)).toBe('One');
+    expect(hits() - before, 'after writes here to other POIs').toBe(1);
+
+    before = hits();
+    otherProcess('UPDATE pois SET name = ? WHERE id = ?', 'Two elsewhere', two);
+    expect(await answer(one)).toBe('One');
+    expect(hits() - before, 'after a write by another process to another POI').toBe(1);
+    expect(await answer(two)).toBe('Two elsewhere');
+
+    otherProcess('UPDATE pois SET name = ? WHERE id = ?', 'One elsewhere', one);
+    expect(await answer(one), 'after a write by another process to this POI').toBe('One elsewhere');
+    await answer(one);
+    before = hits();
+    expect((await f.t.get('/1/pois/warnings/add.json', { oauth_token: f.admin, poi: one, type: 'CLOSED' })).status).toBe(200);
+    expect((JSON.parse((await ask(f.admin, one)).text) as { warnings: { closed: number } }).warnings.closed, 'after a report on it').toBe(1);
+    expect(hits() - before).toBe(0);
+  });
+
+  it('drops every reply when a category is renamed, here or by another process', async () => {
+    const clientId = f.t.core.tokens.resolve(f.admin).clientId;
+    const category = f.t.core.categories.add(clientId, { desc: 'Kiosk' });
+    const id = (await f.addPoi({ name: 'Listed', categories: category.Id })).id as number;
+    const names = async (): Promise<string[]> =>
+      (JSON.parse((await ask(f.admin, id)).text) as { categories: Array<{ Description: string }> }).categories.map((c) => c.Description);
+    await names();
+    await names();
+    await f.t.core.console['categories.update']({ clientId, category: category.Id, desc: 'Newsstand' });
+    expect(await names()).toEqual(['Newsstand']);
+    await names();
+    otherProcess('UPDATE categories SET description = ? WHERE id = ?', 'Bookstall', category.Id);
+    expect(await names()).toEqual(['Bookstall']);
+  });
+
+  it('forgets everything when this process restores a backup', async () => {
+    const id = (await f.addPoi({ name: 'Backed up' })).id as number;
+    const backup = await f.t.core.backups.create('manual');
+    expect((await f.t.get('/1/pois/update.json', { oauth_token: f.admin, poi: id, name: 'After the backup' })).status).toBe(200);
+    await ask(f.admin, id);
+    await ask(f.admin, id);
+    await f.t.core.backups.restore(f.t.core.backups.pathOf(backup.name));
+    expect((JSON.parse((await ask(f.admin, id)).text) as { name: string }).name).toBe('Backed up');
   });
 
   it('refuses a token revoked here or by another process, and one that expired, though its reply is remembered', async () => {
@@ -105,6 +174,7 @@ describe('the memo of repeated reads', () => {
 
     const clientId = f.t.core.tokens.resolve(f.admin).clientId;
     const brief = f.t.core.tokens.issue(clientId, 'member', f.memberId, f.t.core.clock.now() + 60_000);
+    await ask(brief);
     await ask(brief);
     const before = hits();
     expect((await ask(brief)).status).toBe(200);
@@ -152,6 +222,35 @@ describe('the memo of repeated reads', () => {
     const after = await Promise.all(Array.from({ length: 40 }, () => nameOf()));
     for (const name of await Promise.all([...during, ...more])) expect([prior, 'Raced']).toContain(name);
     expect(new Set(after)).toEqual(new Set(['Raced']));
+  });
+});
+
+/** Freezes an object and everything in it, as a caller that changed a shared reply would then throw. */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+}
+
+describe('the reply cache underneath', () => {
+  it('shares a reply that no path changes: frozen here, it is still read through every path', async () => {
+    const id = (await f.addPoi({ name: 'Shared', categories: 7 })).id as number;
+    const viaPost = () => f.t.post('/1/pois/get.json', { oauth_token: f.admin, poi: id });
+    expect((await viaPost()).status).toBe(200);
+    expect((await viaPost()).status).toBe(200);
+    const shared = f.t.core.replyCache.stored(id);
+    expect(shared, 'stored by the second ask').toBeDefined();
+    deepFreeze(shared);
+    const text = JSON.stringify(shared);
+    const answers = [
+      await viaPost(),
+      await f.t.get('/1/pois/get.json', { oauth_token: f.admin, poi: id }),
+      await f.t.get('/1/pois/get.json', { access_token: f.admin, poi: id, other: 'parameter' }),
+      await f.t.call('HEAD', '/1/pois/get.json', { oauth_token: f.admin, poi: id }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(f.t.core.replyCache.stored(id), 'the same object, not another built after a failure').toBe(shared);
+    expect(JSON.stringify(shared)).toBe(text);
   });
 });
 

@@ -6,6 +6,8 @@ const HEADER_BYTES = 48;
 /** The header's `iVersion`, in the machine's byte order, and its `isInit` byte. */
 const WAL_INDEX_VERSION = 3007000;
 const IS_INIT_AT = 12;
+/** The header's `iChange`: SQLite adds one at every commit, and only then (not when a writer restarts the WAL). */
+const I_CHANGE_AT = 8;
 
 interface Counts {
   version: number;
@@ -47,7 +49,8 @@ function validHeader(fd: number): boolean {
  * A stamp that differs whenever anything has been committed to the database since it was last
  * read, by whoever: this connection, another process, a restore's own connection. What lets a
  * listener answer a repeated read from memory (main/http/reply-memo.ts) and still never answer
- * from before a commit.
+ * from before a commit: while it has not moved, the change log need not be read
+ * (main/core/pois/change-feed.ts).
  *
  * On a file, it reads the WAL-index header at the start of the `-shm` file, which SQLite maps
  * into every process that has the database open and rewrites with every commit (its `iChange`
@@ -100,6 +103,21 @@ export class CommitStamp {
   /** Where the stamp comes from: the `-shm` file's header, or a statement. */
   get source(): 'wal-index' | 'statement' {
     return this.fd === undefined ? 'statement' : 'wal-index';
+  }
+
+  /**
+   * The number of transactions committed, from the header's `iChange` (wrapping at 2^32), read
+   * from both of its copies; undefined where there is no `-shm` to read or the copies differ (a
+   * writer is rewriting them). Where the stamp moved and this did not, nothing was committed: a
+   * writer rewrote the header to start the WAL over, which it does every few hundred commits.
+   */
+  commits(): number | undefined {
+    if (this.fd === undefined) return undefined;
+    const both = Buffer.alloc(HEADER_BYTES * 2);
+    if (readSync(this.fd, both, 0, both.length, 0) !== both.length) return undefined;
+    if (!both.subarray(0, HEADER_BYTES).equals(both.subarray(HEADER_BYTES))) return undefined;
+    // Little-endian, as validHeader found the version to be: otherwise there is no descriptor.
+    return both.readUInt32LE(I_CHANGE_AT);
   }
 
   read(): string {
