@@ -153,16 +153,17 @@ async function writeHugeFeature(file: string): Promise<void> {
   await once(out, 'finish');
 }
 
-/** The goal of an import against the raw insert of its rows (docs/imports.md#measured). */
+/** The goal of an import against the raw insert of its rows (docs/performance.md, docs/imports.md#measured). */
 export const IMPORT_TO_RAW_GOAL = 1.3;
 
 /**
  * The raw insert an import of `rows` CSV rows (writeCsv) is held to: a file that starts as the
  * import child's does (a client, its probe POI, the category the import creates), then the same
  * rows with the same columns as the import writes them (pois.ts newRow, folded keys included),
- * in ONE transaction, the change log's actor an import. Answers the seconds of the inserts.
+ * in ONE transaction (or `perTransaction` rows each), the change log's actor an import. Answers
+ * the seconds of the inserts.
  */
-function rawImportBaseline(dir: string, rows: number): number {
+export function rawImportBaseline(dir: string, rows: number, perTransaction = Infinity): number {
   const core = openCore({ file: join(dir, 'poi.sqlite') });
   try {
     const client = core.clients.create({ name: 'Import bench' });
@@ -174,7 +175,7 @@ function rawImportBaseline(dir: string, rows: number): number {
       const row = { ...emptyRow(client.client_id, name, Number(lat), Number(lng), [category]), description: desc };
       return { ...row, ...textKeys(row) };
     });
-    return rawInsertSeconds(core, data, { kind: 'import', id: newUuid() });
+    return rawInsertSeconds(core, data, { kind: 'import', id: newUuid() }, perTransaction);
   } finally {
     core.close();
   }

@@ -40,7 +40,7 @@ async function rssMiB(pid: number): Promise<number> {
   return Number(stdout.trim()) / 1024;
 }
 
-/** The goal of a fresh desktop's first pull against the raw insert of the same rows (docs/sync.md). */
+/** The goal of a fresh desktop's first pull against the raw insert of the same rows (docs/performance.md). */
 export const PULL_TO_RAW_GOAL = 1.3;
 
 /**
