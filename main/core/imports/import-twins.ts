@@ -4,8 +4,7 @@ import { foldText } from '../../../shared/text-fold.js';
 import { DUPLICATE_CANDIDATES, DUPLICATE_RADIUS_M, nameProbe, possibleDuplicates, similarComparable, type NameProbe } from '../pois/duplicates.js';
 import { boxesAround, metresBetween, type Box } from '../pois/geo.js';
 import type { PoiRow } from '../pois/poi-row.js';
-import type { Marker } from '../pois/poi-store.js';
-import type { PoiStore } from '../pois/poi-store.js';
+import type { Marker, PoiStore } from '../pois/poi-store.js';
 
 /**
  * Within this distance, a row with the same name (folded: foldText, as the database's name_key) and the same fields as a POI the
@@ -26,8 +25,11 @@ const CELL_DEG = 0.0005;
  * by one R*Tree query per tile the rows fall in, not one per row (docs/imports.md).
  */
 const TILE_DEG = 0.01;
-/** A tile's query reads at most this many POIs; past it (a very dense tile), its rows are looked up one by one. */
-const TILE_CANDIDATES = 5_000;
+/**
+ * A tile's query reads at most this many POIs (~1-2 ms: a batch's turn stays short); past it (a
+ * dense tile), its rows are looked up one by one, as before.
+ */
+const TILE_CANDIDATES = 2_000;
 
 interface Entry {
   row: ValidAddPoi;
