@@ -9,6 +9,12 @@ import { root } from '../support/child-server.js';
 import { send } from './http.js';
 import { percentile } from './stats.js';
 import type { Row } from './table.js';
+import { openCore } from '../support/core.js';
+import { CONSOLE } from '../../main/core/store/write-path.js';
+import { newUuid } from '../../main/core/store/new-uuid.js';
+import { categoryIds, type PoiRow } from '../../main/core/pois/poi-row.js';
+import { textKeys } from '../../main/core/pois/poi-store.js';
+import { rawInsertSeconds, type StoredRow } from './raw-baseline.js';
 
 /** The goals of docs/imports.md#measured: a get.json's p99 while an import (its check, its undo) runs, and the peak memory of huge files. */
 export const IMPORT_GOALS = { p99Ms: 50, peakRssMiB: 400 } as const;
@@ -28,6 +34,8 @@ export interface ImportBenchResult {
   import: Probe;
   undo: Probe;
   dense: Probe;
+  /** The same import alone (no probes) in a fresh process and file, against the raw insert of its rows (rawImportBaseline). */
+  alone: { importSeconds: number; rawSeconds: number; ratio: number };
   /** Peak RSS (MiB) of a fresh process importing a small file (the baseline), a ~1 GB CSV, and checking a GeoJSON whose one feature holds a 200 MB string. */
   rss: { smallMiB: number; bigCsvMiB: number; bigCsvBytes: number; bigCsvRows: number; featureMiB: number };
 }
@@ -89,13 +97,26 @@ async function probeDuring(child: Child, work: () => Promise<unknown>): Promise<
   return { requests: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0, seconds: (performance.now() - t0) / 1000 };
 }
 
+/** Row `i` of the bench's CSVs: over a city, a grid of 1,000 by rows/1,000 points 0.001 degrees apart (as written: 4 decimals). */
+const csvPlace = (i: number): { name: string; lat: string; lng: string } => ({
+  name: `Place ${i}`,
+  lat: (40 + (i % 1000) * 0.001).toFixed(4),
+  lng: (-3.7 - Math.floor(i / 1000) * 0.001).toFixed(4),
+});
+
+/** The category every row of the bench's CSVs names (the import creates it). */
+const BENCH_CATEGORY = 'Bench';
+/** The description of the bench's timed rows (the CSV and the raw insert alike). */
+export const DESC_BYTES = 40;
+
 /** A CSV of `rows` POIs over a city, each with a description of `descBytes` characters. */
-async function writeCsv(file: string, rows: number, descBytes: number): Promise<void> {
+export async function writeCsv(file: string, rows: number, descBytes: number): Promise<void> {
   const out = createWriteStream(file);
-  out.write('name,lat,lng,category_names,desc\n');
+  out.write(`name,lat,lng,category_names,desc\n`);
   const desc = 'd'.repeat(descBytes);
   for (let i = 0; i < rows; i++) {
-    const line = `Place ${i},${(40 + (i % 1000) * 0.001).toFixed(4)},${(-3.7 - Math.floor(i / 1000) * 0.001).toFixed(4)},Bench,${desc}\n`;
+    const { name, lat, lng } = csvPlace(i);
+    const line = `${name},${lat},${lng},${BENCH_CATEGORY},${desc}\n`;
     if (!out.write(line)) await once(out, 'drain');
   }
   out.end();
@@ -132,6 +153,62 @@ async function writeHugeFeature(file: string): Promise<void> {
   await once(out, 'finish');
 }
 
+/** The goal of an import against the raw insert of its rows (docs/performance.md, docs/imports.md#measured). */
+export const IMPORT_TO_RAW_GOAL = 1.3;
+
+/**
+ * The raw insert an import of `rows` CSV rows (writeCsv) is held to: a file that starts as the
+ * import child's does (a client, its probe POI, the category the import creates), then the same
+ * rows with the same columns as the import writes them (pois.ts newRow, folded keys included),
+ * in ONE transaction (or `perTransaction` rows each), the change log's actor an import. Answers
+ * the seconds of the inserts.
+ */
+export function rawImportBaseline(dir: string, rows: number, perTransaction = Infinity): number {
+  const core = openCore({ file: join(dir, 'poi.sqlite') });
+  try {
+    const client = core.clients.create({ name: 'Import bench' });
+    core.writes.now(CONSOLE, () => core.store.insert(emptyRow(client.client_id, 'Probe', 40.4, -3.7, [1])));
+    const category = core.categories.add(client.client_id, { desc: BENCH_CATEGORY }, CONSOLE).Id;
+    const desc = 'd'.repeat(DESC_BYTES);
+    const data: StoredRow[] = Array.from({ length: rows }, (_, i) => {
+      const { name, lat, lng } = csvPlace(i);
+      const row = { ...emptyRow(client.client_id, name, Number(lat), Number(lng), [category]), description: desc };
+      return { ...row, ...textKeys(row) };
+    });
+    return rawInsertSeconds(core, data, { kind: 'import', id: newUuid() }, perTransaction);
+  } finally {
+    core.close();
+  }
+}
+
+/** A new POI's row with only a name, a position and categories (what an import of the bench's CSV writes besides the description). */
+function emptyRow(clientId: string, name: string, lat: number, lng: number, categories: number[]): Omit<PoiRow, 'id'> {
+  const now = Date.now();
+  return {
+    uuid: newUuid(), client_id: clientId, name, description: null, lat, lng, elevation: null, accuracy: null, vaccuracy: null, address: null, cross_street: null,
+    city: null, country: null, postal_code: null, phone: null, twitter: null, category_ids: categoryIds(categories), created_by: null, registered_at: now, updated_at: now,
+  };
+}
+
+/**
+ * The import of `csv` (writeCsv's `rows` rows) alone, nothing beside it, in a fresh process and
+ * file, against the raw insert of its rows into a fresh file (rawImportBaseline); `dir` holds
+ * both files.
+ */
+export async function importAgainstRaw(csv: string, rows: number, dir: string): Promise<ImportBenchResult['alone']> {
+  const lone = await startChild(mkdtempSync(join(dir, 'data-')));
+  let importSeconds: number;
+  try {
+    const t0 = performance.now();
+    await lone.ask<ImportJob>({ cmd: 'import', file: csv, format: 'csv', dryRun: false });
+    importSeconds = (performance.now() - t0) / 1000;
+  } finally {
+    await stopChild(lone);
+  }
+  const rawSeconds = rawImportBaseline(mkdtempSync(join(dir, 'data-')), rows);
+  return { importSeconds, rawSeconds, ratio: importSeconds / rawSeconds };
+}
+
 const mib = (bytes: number): number => bytes / 2 ** 20;
 
 /**
@@ -145,11 +222,11 @@ export async function benchImports(rows = 100_000, bigCsvBytes = 1e9, log: (s: s
   const dir = mkdtempSync(join(tmpdir(), 'poi-bench-imports-'));
   try {
     const csv = join(dir, 'rows.csv');
-    await writeCsv(csv, rows, 40);
+    await writeCsv(csv, rows, DESC_BYTES);
     const dense = join(dir, 'dense.csv');
     await writeDense(dense);
     const child = await startChild(mkdtempSync(join(dir, 'data-')));
-    let result: Omit<ImportBenchResult, 'rss'>;
+    let result: Omit<ImportBenchResult, 'rss' | 'alone'>;
     try {
       const quiet = await probeDuring(child, () => new Promise((resolve) => setTimeout(resolve, 5_000)));
       log(`imports: get.json alone: p99 ${quiet.p99.toFixed(1)} ms (${quiet.requests} requests)`);
@@ -166,6 +243,8 @@ export async function benchImports(rows = 100_000, bigCsvBytes = 1e9, log: (s: s
     } finally {
       await stopChild(child);
     }
+    const alone = await importAgainstRaw(csv, rows, dir);
+    log(`  import of ${rows.toLocaleString('en')} rows alone: ${alone.importSeconds.toFixed(2)} s; raw insert of the same rows in one transaction: ${alone.rawSeconds.toFixed(2)} s; ${alone.ratio.toFixed(2)}x (goal <= ${IMPORT_TO_RAW_GOAL}x)`);
 
     const peak = async (file: string, format: 'csv' | 'geojson', dryRun: boolean): Promise<{ mib: number; job: ImportJob }> => {
       const fresh = await startChild(mkdtempSync(join(dir, 'data-')));
@@ -190,7 +269,7 @@ export async function benchImports(rows = 100_000, bigCsvBytes = 1e9, log: (s: s
     await writeHugeFeature(huge);
     const featurePeak = await peak(huge, 'geojson', true);
     log(`  peak RSS: checking a GeoJSON whose feature holds a 200 MB string: ${featurePeak.mib.toFixed(0)} MiB (${featurePeak.job.report!.refused.length} refused)`);
-    return { ...result, rss: { smallMiB: smallPeak.mib, bigCsvMiB: bigPeak.mib, bigCsvBytes: bigBytes, bigCsvRows: bigRows, featureMiB: featurePeak.mib } };
+    return { ...result, alone, rss: { smallMiB: smallPeak.mib, bigCsvMiB: bigPeak.mib, bigCsvBytes: bigBytes, bigCsvRows: bigRows, featureMiB: featurePeak.mib } };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -206,6 +285,7 @@ export function importRows(r: ImportBenchResult | undefined): Row[] {
   const n = r.rows.toLocaleString('en');
   const rss = (label: string, value: number): Row => [label, 'maxRSS', `${value.toFixed(0)} MiB`, '', '', `1 MB CSV: ${r.rss.smallMiB.toFixed(0)} MiB`, '', `<${IMPORT_GOALS.peakRssMiB} MiB ${value < IMPORT_GOALS.peakRssMiB ? 'met' : 'NOT met'}`];
   return [
+    [`import of ${n} rows alone, against a raw insert of its rows (one transaction)`, 'timed', `${(r.rows / r.alone.importSeconds).toFixed(0)} rows/s`, `${r.alone.importSeconds.toFixed(2)} s`, '', `raw ${r.alone.rawSeconds.toFixed(2)} s`, `${r.alone.ratio.toFixed(2)}x`, `<=${IMPORT_TO_RAW_GOAL}x ${r.alone.ratio <= IMPORT_TO_RAW_GOAL ? 'met' : 'NOT met'}`],
     during(`a Check only of ${n} rows`, r.check),
     during(`the import of ${n} rows`, r.import),
     during(`the undo of that import`, r.undo),

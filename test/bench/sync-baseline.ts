@@ -44,6 +44,8 @@ function median(results: readonly SyncBenchResult[]): SyncBenchResult {
     pushCreates: { ms: mid((r) => r.pushCreates.ms), perSecond: mid((r) => r.pushCreates.perSecond) },
     pushUpdates: { ms: mid((r) => r.pushUpdates.ms), perSecond: mid((r) => r.pushUpdates.perSecond) },
     pull: { ms: mid((r) => r.pull.ms), perSecond: mid((r) => r.pull.perSecond) },
+    // A baseline commit's bench may predate the raw-insert baseline.
+    ...(results.every((r) => r.rawPull) && { rawPull: { ms: mid((r) => r.rawPull!.ms), perSecond: mid((r) => r.rawPull!.perSecond), ratio: mid((r) => r.rawPull!.ratio) } }),
     firstPull: { pois: first.firstPull.pois, ms: mid((r) => r.firstPull.ms), perSecond: mid((r) => r.firstPull.perSecond), peakRssMiB: mid((r) => r.firstPull.peakRssMiB) },
   };
 }

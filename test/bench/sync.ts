@@ -9,7 +9,10 @@ import { migrateCentral } from '../../main/central/store/migrate.js';
 import { centralPool } from '../../main/central/store/pool.js';
 import { syncOnce } from '../../main/sync-client/client.js';
 import { saveTarget } from '../../main/sync-client/credential.js';
-import { openCore } from '../support/core.js';
+import { openCore, type OpenCore } from '../support/core.js';
+import { INSERTED } from '../../main/core/pois/poi-store.js';
+import { MAX_PULL } from '../../shared/sync.js';
+import { rawInsertSeconds, type StoredRow } from './raw-baseline.js';
 import { postgresMissing, startPostgres } from '../support/postgres.js';
 import { fillPois } from './fill.js';
 import type { Row } from './table.js';
@@ -22,6 +25,8 @@ export interface SyncBenchResult {
   pushUpdates: { ms: number; perSecond: number };
   /** A desktop that never synced pulls the `changes` POIs (and, then, the updates). */
   pull: { ms: number; perSecond: number };
+  /** The same rows as that pull wrote, inserted raw into a fresh file in pages of MAX_PULL rows per transaction (rawInsertSeconds), and the pull's ratio to it. */
+  rawPull?: { ms: number; perSecond: number; ratio: number };
   /** A desktop's first full pull of `bigPull` POIs, in its own process: time and its peak resident memory. */
   firstPull: { pois: number; ms: number; perSecond: number; peakRssMiB: number };
 }
@@ -33,6 +38,27 @@ const run = promisify(execFile);
 async function rssMiB(pid: number): Promise<number> {
   const { stdout } = await run('ps', ['-o', 'rss=', '-p', String(pid)]).catch(() => ({ stdout: '0' }));
   return Number(stdout.trim()) / 1024;
+}
+
+/** The goal of a fresh desktop's first pull against the raw insert of the same rows (docs/performance.md). */
+export const PULL_TO_RAW_GOAL = 1.3;
+
+/**
+ * The raw insert a pull into `desktop` is held to: a fresh file with the same client row, then
+ * every POI the pull wrote (read back from `desktop`, all of INSERTED's columns) inserted raw as
+ * the sync actor, MAX_PULL rows per transaction (a pull applies each page in one). Seconds.
+ */
+function rawPullBaseline(desktop: OpenCore, clientId: string, dir: string): number {
+  const rows = desktop.db.prepare<[string], StoredRow>(`SELECT ${INSERTED.join(', ')} FROM pois WHERE client_id = ? ORDER BY id`).all(clientId);
+  const client = desktop.db.prepare<[string], Record<string, unknown>>('SELECT * FROM clients WHERE id = ?').get(clientId)!;
+  const fresh = openCore({ file: join(dir, 'poi.sqlite') });
+  try {
+    const columns = Object.keys(client).filter((c) => c !== 'rowid');
+    fresh.db.prepare(`INSERT INTO clients (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`).run(client);
+    return rawInsertSeconds(fresh, rows, { kind: 'sync' }, MAX_PULL);
+  } finally {
+    fresh.close();
+  }
 }
 
 /**
@@ -48,7 +74,7 @@ export async function benchSync(changes = 100_000, bigPull = 1_000_000, log: (s:
   }
   const pg = await startPostgres();
   const pool = centralPool(pg.url);
-  const dirs = [mkdtempSync(join(tmpdir(), 'poi-bench-sync-a-')), mkdtempSync(join(tmpdir(), 'poi-bench-sync-b-')), mkdtempSync(join(tmpdir(), 'poi-bench-sync-c-'))];
+  const dirs = [mkdtempSync(join(tmpdir(), 'poi-bench-sync-a-')), mkdtempSync(join(tmpdir(), 'poi-bench-sync-b-')), mkdtempSync(join(tmpdir(), 'poi-bench-sync-c-')), mkdtempSync(join(tmpdir(), 'poi-bench-sync-raw-'))];
   const a = openCore({ file: join(dirs[0]!, 'poi.sqlite') });
   const b = openCore({ file: join(dirs[1]!, 'poi.sqlite') });
   try {
@@ -100,11 +126,16 @@ export async function benchSync(changes = 100_000, bigPull = 1_000_000, log: (s:
       const firstMs = performance.now() - t0;
       if (code !== 0) throw new Error(`the first pull's sync process exited ${code}`);
       log(`sync first pull, ${bigPull.toLocaleString('en')} POIs into a new desktop (its own process, start included): ${firstMs.toFixed(0)} ms (${((bigPull / firstMs) * 1000).toFixed(0)} rows/s), peak resident memory ${peak.toFixed(0)} MiB`);
+      // Last: it holds this process's event loop, the central's too (an idle keep-alive socket was reset meanwhile).
+      const rawMs = rawPullBaseline(b, clientId, dirs[3]!) * 1000;
+      const rawPull = { ms: rawMs, perSecond: (changes / rawMs) * 1000, ratio: pullMs / rawMs };
+      log(`sync pull's baseline: a raw insert of the ${changes.toLocaleString('en')} rows it wrote, ${MAX_PULL.toLocaleString('en')} per transaction as the pull's pages: ${rawMs.toFixed(0)} ms; the pull is ${rawPull.ratio.toFixed(2)}x (goal <= ${PULL_TO_RAW_GOAL}x)`);
       return {
         changes,
         pushCreates: { ms: createMs, perSecond: (changes / createMs) * 1000 },
         pushUpdates: { ms: updateMs, perSecond: (changes / updateMs) * 1000 },
         pull: { ms: pullMs, perSecond: (changes / pullMs) * 1000 },
+        rawPull,
         firstPull: { pois: bigPull, ms: firstMs, perSecond: (bigPull / firstMs) * 1000, peakRssMiB: peak },
       };
     } finally {
@@ -119,6 +150,9 @@ export async function benchSync(changes = 100_000, bigPull = 1_000_000, log: (s:
   }
 }
 
+const rawRow = (n: string, raw: NonNullable<SyncBenchResult['rawPull']>): Row =>
+  [`  raw insert of the same ${n} rows, ${MAX_PULL.toLocaleString('en')} per transaction`, 'timed', `${raw.perSecond.toFixed(0)} rows/s`, `${raw.ms.toFixed(0)} ms`, `pull ${raw.ratio.toFixed(2)}x`, '', '', `<=${PULL_TO_RAW_GOAL}x ${raw.ratio <= PULL_TO_RAW_GOAL ? 'met' : 'NOT met'}`];
+
 /** The sync figures, each beside the same figure of a baseline commit run in the same bench (`--baseline REF`) when there is one. */
 export function syncRows(s: SyncBenchResult | undefined, baseline?: { result: SyncBenchResult; ref: string }): Row[] {
   if (!s) return [];
@@ -131,6 +165,7 @@ export function syncRows(s: SyncBenchResult | undefined, baseline?: { result: Sy
     [`sync push, ${n} POIs created (first sync; local PostgreSQL, fsync off)`, 'timed', `${s.pushCreates.perSecond.toFixed(0)} changes/s`, `${s.pushCreates.ms.toFixed(0)} ms`, '', ...against(s.pushCreates.perSecond, b?.pushCreates.perSecond)],
     [`sync push, ${n} updates from the change log`, 'timed', `${s.pushUpdates.perSecond.toFixed(0)} changes/s`, `${s.pushUpdates.ms.toFixed(0)} ms`, '', ...against(s.pushUpdates.perSecond, b?.pushUpdates.perSecond)],
     [`sync pull, ${n} POIs (a desktop that never synced)`, 'timed', `${s.pull.perSecond.toFixed(0)} rows/s`, `${s.pull.ms.toFixed(0)} ms`, '', ...against(s.pull.perSecond, b?.pull.perSecond)],
+    ...(s.rawPull ? [rawRow(n, s.rawPull)] : []),
     [`sync first pull, ${s.firstPull.pois.toLocaleString('en')} POIs (own process)`, 'timed', `${s.firstPull.perSecond.toFixed(0)} rows/s`, `${s.firstPull.ms.toFixed(0)} ms`, `peak RSS ${s.firstPull.peakRssMiB.toFixed(0)} MiB`, ...against(s.firstPull.perSecond, b?.firstPull.perSecond)],
   ];
 }

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/exports.js';
 import type { PoiReply } from '../../shared/wire.js';
 import { POI_FIELDS } from '../../shared/poi-fields.js';
@@ -205,6 +205,28 @@ describe('importing POIs', () => {
       { where: 'line 4', name: 'Far away', of: { id: null, name: 'Far away', distance_m: 1, where: 'line 3' } },
     ]);
   });
+  it('looks a batch up by tile, not row by row: 2,000 rows over 3 km ask the R*Tree a few hundred times, and flag the same POIs', async () => {
+    const client = core.clients.create({ name: 'Batch twins' }).client_id;
+    // A grid of 50 x 40 points about 60 m apart; every 100th row has a POI 10 m north of it with a like name, some across a tile's edge (0.01 degrees).
+    const at = (i: number): [number, number] => [40.3952 + Math.floor(i / 50) * 0.00055, -3.7135 + (i % 50) * 0.0007];
+    for (let i = 0; i < 2_000; i += 100) {
+      const [lat, lng] = at(i);
+      await core.console['pois.add']({ clientId: client, fields: { name: `Kiosk number ${i}`, lat: lat + 0.00009, lng, categories: [2], geocode: false } });
+    }
+    const rows = Array.from({ length: 2_000 }, (_, i) => `Kiosk number ${i},${at(i).join(',')},2`);
+    const asked = vi.spyOn(core.store, 'markers');
+    const askedOneByOne = vi.spyOn(core.store, 'markersOneByOne');
+    const report = await core.importPois(client, from(`name,lat,lng,categories\n${rows.join('\n')}\n`), 'csv');
+    const queries = asked.mock.calls.length + askedOneByOne.mock.calls.length;
+    asked.mockRestore();
+    askedOneByOne.mockRestore();
+    expect(report).toMatchObject({ added: 2_000, duplicateCount: 20 });
+    expect(report.possibleDuplicates.map((d) => [d.where, d.of.name, d.of.distance_m])).toEqual(
+      Array.from({ length: 20 }, (_, k) => [`line ${k * 100 + 2}`, `Kiosk number ${k * 100}`, 10]),
+    );
+    // Before: one query per row, 2,000.
+    expect(queries).toBeLessThan(500);
+  }, 60_000);
   it('streams GeoJSON: the first feature is read before the file has ended, a BOM is no obstacle, and a file that breaks off imports nothing', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));

@@ -2,9 +2,9 @@ import { NUMBER_FIELDS, OPTIONAL_TEXT_FIELDS, poiField } from '../../../shared/p
 import type { ValidAddPoi } from '../../../shared/schemas/pois.js';
 import { foldText } from '../../../shared/text-fold.js';
 import { DUPLICATE_CANDIDATES, DUPLICATE_RADIUS_M, nameProbe, possibleDuplicates, similarComparable, type NameProbe } from '../pois/duplicates.js';
-import { boxesAround, metresBetween } from '../pois/geo.js';
+import { boxesAround, metresBetween, type Box } from '../pois/geo.js';
 import type { PoiRow } from '../pois/poi-row.js';
-import type { PoiStore } from '../pois/poi-store.js';
+import type { Marker, PoiStore } from '../pois/poi-store.js';
 
 /**
  * Within this distance, a row with the same name (folded: foldText, as the database's name_key) and the same fields as a POI the
@@ -20,6 +20,16 @@ const SAME_NAME_LOOKED_AT = 100;
 const FOLDED_KEPT = 20_000;
 /** Degrees of latitude a cell spans: a little more than 50 m, so a probe's twins are in its cell or the next. */
 const CELL_DEG = 0.0005;
+/**
+ * Degrees a tile of a batch spans (about 1 km): the client's POIs around a batch's rows are read
+ * by one R*Tree query per tile the rows fall in, not one per row (docs/imports.md).
+ */
+const TILE_DEG = 0.01;
+/**
+ * A tile's query reads at most this many POIs (~1-2 ms: a batch's turn stays short); past it (a
+ * dense tile), its rows are looked up one by one, as before.
+ */
+const TILE_CANDIDATES = 2_000;
 
 interface Entry {
   row: ValidAddPoi;
@@ -37,6 +47,39 @@ export interface Twin {
 }
 
 const cellOf = (lat: number, lng: number): [number, number] => [Math.floor(lat / CELL_DEG), Math.floor(lng / CELL_DEG)];
+
+function addToCell<T>(cells: Map<string, T[]>, lat: number, lng: number, item: T): void {
+  const [y, x] = cellOf(lat, lng);
+  const key = `${y}:${x}`;
+  const cell = cells.get(key);
+  if (cell) cell.push(item);
+  else cells.set(key, [item]);
+}
+
+function cellsOf<T>(items: readonly T[], at: (item: T) => { lat: number; lng: number }): Map<string, T[]> {
+  const cells = new Map<string, T[]>();
+  for (const item of items) addToCell(cells, at(item).lat, at(item).lng, item);
+  return cells;
+}
+
+/** What `cells` hold around a point (longitude cells narrow toward the poles, so more of them). */
+function* around<T>(cells: ReadonlyMap<string, T[]>, lat: number, lng: number): Generator<T> {
+  const [y, x] = cellOf(lat, lng);
+  const across = Math.min(50, Math.ceil(1 / Math.max(Math.cos((lat * Math.PI) / 180), 0.02)));
+  for (let dy = -1; dy <= 1; dy++) {
+    for (let dx = -across; dx <= across; dx++) {
+      const cell = cells.get(`${y + dy}:${x + dx}`);
+      if (cell) yield* cell;
+    }
+  }
+}
+
+const unionOf = (boxes: readonly Box[]): Box => ({
+  south: Math.min(...boxes.map((b) => b.south)),
+  north: Math.max(...boxes.map((b) => b.north)),
+  west: Math.min(...boxes.map((b) => b.west)),
+  east: Math.max(...boxes.map((b) => b.east)),
+});
 
 /** Whether a row would write exactly what a stored POI holds (the position within IDENTICAL_WITHIN_M, names folded). */
 function sameFieldsAsRow(row: ValidAddPoi, poi: PoiRow): boolean {
@@ -77,12 +120,8 @@ export class ImportTwins {
   /** A row read, to compare the next ones with until it is written. */
   add(row: ValidAddPoi, where: string): void {
     if (this.dryRun && this.unwritten >= KEPT_UNWRITTEN) this.written();
-    const [y, x] = cellOf(row.lat, row.lng);
-    const key = `${y}:${x}`;
-    let cell = this.cells.get(key);
-    if (!cell) this.cells.set(key, (cell = []));
     const entry = { row, where, comparable: this.comparable(row.name) };
-    cell.push(entry);
+    addToCell(this.cells, row.lat, row.lng, entry);
     const folded = foldText(row.name);
     let named = this.byName.get(folded);
     if (!named) this.byName.set(folded, (named = []));
@@ -118,12 +157,60 @@ export class ImportTwins {
 
   /** A POI of the client, or a row of the file, within 50 m with a similar name; undefined when none. */
   twin(row: ValidAddPoi): Twin | undefined {
-    const stored = possibleDuplicates(this.store, this.clientId, row, { fold: (name) => this.comparable(name), first: true })[0];
-    if (stored) return stored;
+    return this.storedTwin(row) ?? this.fileTwin(row);
+  }
+
+  /** A POI of the client within 50 m with a similar name, by its own R*Tree query. */
+  private storedTwin(row: ValidAddPoi): Twin | undefined {
+    return possibleDuplicates(this.store, this.clientId, row, { fold: (name) => this.comparable(name), first: true })[0];
+  }
+
+  /**
+   * `twin` of each row of a batch not written yet, the client's POIs read by one R*Tree query
+   * per tile of TILE_DEG the rows fall in (a query per row was 20 % of an import's time); a row
+   * whose own rows-of-the-file twin (`fileTwins`, taken when it was read) is used when no POI is.
+   */
+  batchTwins(rows: readonly ValidAddPoi[], fileTwins: ReadonlyArray<Twin | undefined>): Array<Twin | undefined> {
+    const found: Array<Twin | undefined> = [];
+    const tiles = new Map<string, number[]>();
+    rows.forEach((row, i) => {
+      const key = `${Math.floor(row.lat / TILE_DEG)}:${Math.floor(row.lng / TILE_DEG)}`;
+      const tile = tiles.get(key);
+      if (tile) tile.push(i);
+      else tiles.set(key, [i]);
+    });
+    for (const members of tiles.values()) {
+      const boxes = members.map((i) => boxesAround(rows[i]!.lat, rows[i]!.lng, DUPLICATE_RADIUS_M));
+      // Near a pole or the antimeridian a row's circle is more than one box: those rows ask alone.
+      const markers = boxes.every((b) => b.length === 1) ? this.store.markers(this.clientId, unionOf(boxes.map((b) => b[0]!)), TILE_CANDIDATES) : undefined;
+      const cells = markers && markers.length < TILE_CANDIDATES ? cellsOf(markers, (m) => m) : undefined;
+      for (const i of members) found[i] = (cells ? this.nearestSimilar(rows[i]!, cells) : this.storedTwin(rows[i]!)) ?? fileTwins[i];
+    }
+    return found;
+  }
+
+  /** The nearest of the client's POIs in `cells` within 50 m with a similar name (at most DUPLICATE_CANDIDATES compared, as one query would). */
+  private nearestSimilar(row: ValidAddPoi, cells: ReadonlyMap<string, Marker[]>): Twin | undefined {
+    const key = this.comparable(row.name);
+    if (key.key === '') return undefined;
+    let best: { marker: Marker; d: number } | undefined;
+    let compared = 0;
+    for (const m of around(cells, row.lat, row.lng)) {
+      if (++compared > DUPLICATE_CANDIDATES) break;
+      if (Math.abs(m.lat - row.lat) > CELL_DEG) continue;
+      const d = metresBetween(row.lat, row.lng, m.lat, m.lng);
+      if (d > DUPLICATE_RADIUS_M || (best && (d > best.d || (d === best.d && m.id > best.marker.id)))) continue;
+      if (similarComparable(key, this.comparable(m.name))) best = { marker: m, d };
+    }
+    return best && { id: best.marker.id, name: best.marker.name, distance_m: Math.round(best.d) };
+  }
+
+  /** A row of the file read before, not written yet, within 50 m with a similar name; undefined when none. */
+  fileTwin(row: ValidAddPoi): Twin | undefined {
     const key = this.comparable(row.name);
     if (key.key === '') return undefined;
     let compared = 0;
-    for (const entry of this.near(row.lat, row.lng)) {
+    for (const entry of around(this.cells, row.lat, row.lng)) {
       if (++compared > DUPLICATE_CANDIDATES) break;
       // A cheap latitude test first: 50 m is about 0.00045 degrees of latitude anywhere.
       if (Math.abs(entry.row.lat - row.lat) > CELL_DEG) continue;
@@ -131,18 +218,6 @@ export class ImportTwins {
       if (d <= DUPLICATE_RADIUS_M && similarComparable(key, entry.comparable)) return { id: null, name: entry.row.name, distance_m: Math.round(d), where: entry.where };
     }
     return undefined;
-  }
-
-  /** The unwritten rows in the cells around a point (longitude cells narrow toward the poles, so more of them). */
-  private *near(lat: number, lng: number): Generator<Entry> {
-    const [y, x] = cellOf(lat, lng);
-    const across = Math.min(50, Math.ceil(1 / Math.max(Math.cos((lat * Math.PI) / 180), 0.02)));
-    for (let dy = -1; dy <= 1; dy++) {
-      for (let dx = -across; dx <= across; dx++) {
-        const cell = this.cells.get(`${y + dy}:${x + dx}`);
-        if (cell) yield* cell;
-      }
-    }
   }
 
   private comparable(name: string): NameProbe {

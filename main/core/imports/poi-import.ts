@@ -8,7 +8,7 @@ import { addPoiInput, categoryDescription, MAX_CATEGORIES_PER_POI, updatePoiInpu
 import { foldText } from '../../../shared/text-fold.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../services.js';
-import { ImportTwins } from './import-twins.js';
+import { ImportTwins, type Twin } from './import-twins.js';
 import { newUuid } from '../store/new-uuid.js';
 import type { UndoProgress } from '../changes/undo.js';
 import type { Actor } from '../store/write-path.js';
@@ -109,8 +109,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
     return true;
   };
   // Flagged, never refused: checked against what the client holds and the file's earlier rows.
-  const flagDuplicate = (where: string, row: ValidAddPoi): void => {
-    const twin = twins.twin(row);
+  const flagDuplicate = (where: string, row: ValidAddPoi, twin: Twin | undefined): void => {
     if (!twin) return;
     report.duplicateCount++;
     if (report.possibleDuplicates.length < MAX_LISTED) report.possibleDuplicates.push({ where, name: row.name, of: twin });
@@ -187,10 +186,20 @@ export async function importPois(s: Services, clientId: string, source: Readable
   };
 
   const pending: ValidAddPoi[] = [];
+  /** Each pending row's line (or feature), and its twin among the file's earlier rows, taken as it was read. */
+  const pendingWhere: string[] = [];
+  const pendingFileTwins: Array<Twin | undefined> = [];
   // Rows per batch, from what the last ones cost: a turn is its reading plus one batch's writing.
   let batchLimit = 100;
+  /** The pending rows' possible duplicates, the client's POIs looked up for the whole batch at once (import-twins.ts). */
+  const flagPending = (): void => {
+    twins.batchTwins(pending, pendingFileTwins).forEach((twin, i) => flagDuplicate(pendingWhere[i]!, pending[i]!, twin));
+    pendingWhere.length = 0;
+    pendingFileTwins.length = 0;
+  };
   const flush = (): void => {
     if (pending.length === 0) return;
+    flagPending();
     if (!options.dryRun) {
       const t0 = performance.now();
       s.pois.addMany(clientId, pending, actor);
@@ -293,12 +302,14 @@ export async function importPois(s: Services, clientId: string, source: Readable
         continue;
       }
       if (skipIdentical(r.where, checked.data)) continue;
-      flagDuplicate(r.where, checked.data);
       if (options.geocode) {
+        flagDuplicate(r.where, checked.data, twins.twin(checked.data));
         if (!options.dryRun) await s.pois.add(clientId, null, checked.data, actor);
         report.added++;
         continue;
       }
+      pendingFileTwins.push(twins.fileTwin(checked.data));
+      pendingWhere.push(r.where);
       pending.push(checked.data);
       twins.add(checked.data, r.where);
     }
@@ -308,6 +319,8 @@ export async function importPois(s: Services, clientId: string, source: Readable
     // A Cancel that came during the last read still wins: nothing of it stays.
     if (options.signal?.aborted) report.cancelled = true;
     if (!report.cancelled && report.failed === null) flush();
+    // Not written, but its report still flags what the rows read resemble.
+    else flagPending();
   } catch (error) {
     report.failed = `The import stopped: ${error instanceof Error ? error.message : String(error)}`;
   } finally {

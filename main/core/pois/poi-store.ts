@@ -90,8 +90,8 @@ const TREE_THEN_POIS = `(SELECT r.id AS tree_id FROM pois_rtree r WHERE ${IN_TRE
 /** Each folded column with the name of its copy, named once rather than per row. */
 const FOLDED_KEYS = FOLDED_COLUMNS.map((column) => [column, `${column}_key`] as const);
 
-/** The folded copies of the matched columns (`name_key`...; migration 004), written with every row. */
-const textKeys = (row: PoiRow | Omit<PoiRow, 'id'>): Record<string, string | null> => {
+/** The folded copies of the matched columns (`name_key`...; migration 004), written with every row (and by the benches' raw inserts). */
+export const textKeys = (row: PoiRow | Omit<PoiRow, 'id'>): Record<string, string | null> => {
   const keys: Record<string, string | null> = {};
   for (const [column, key] of FOLDED_KEYS) {
     const value = row[column];
@@ -102,7 +102,8 @@ const textKeys = (row: PoiRow | Omit<PoiRow, 'id'>): Record<string, string | nul
 
 const FIELD_COLUMNS = POI_FIELDS.map((f) => f.column);
 const KEY_COLUMNS = FOLDED_KEYS.map(([, key]) => key);
-const INSERTED = ['uuid', 'client_id', ...FIELD_COLUMNS, 'category_ids', 'created_by', 'registered_at', 'updated_at', ...KEY_COLUMNS];
+/** The columns a new POI is written with (an import's, a pull's, a bench's raw insert). */
+export const INSERTED = ['uuid', 'client_id', ...FIELD_COLUMNS, 'category_ids', 'created_by', 'registered_at', 'updated_at', ...KEY_COLUMNS];
 const RESTORED = ['id', ...INSERTED];
 const UPDATED = [...FIELD_COLUMNS, 'category_ids', 'updated_at', ...KEY_COLUMNS];
 
