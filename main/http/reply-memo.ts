@@ -125,16 +125,7 @@ export class ReplyMemo {
     }
     // What answered no POI goes with any change.
     for (const poi of [undefined, ...changed]) {
-      const urls = this.byPoi.get(poi);
-      if (!urls) continue;
-      for (const url of urls) {
-        const entry = this.entries.get(url);
-        if (entry) {
-          this.entries.delete(url);
-          this.bytes -= url.length + entry.bytes.length;
-        }
-      }
-      this.byPoi.delete(poi);
+      for (const url of [...(this.byPoi.get(poi) ?? [])]) this.forget(url, this.entries.get(url)!);
     }
   }
 

@@ -40,7 +40,11 @@ export class GridCells {
     const parents: Block = { x0: block.x0 >> shift, x1: block.x1 >> shift, y0: block.y0 >> shift, y1: block.y1 >> shift };
     const dense = this.dense.all(clientId, level - PARENT_UP, rowsOf(parents), parents.x0, parents.x1);
     const denseByRow = new Map<number, number[]>();
-    for (const d of dense) denseByRow.set(d.cy, [...(denseByRow.get(d.cy) ?? []), d.cx]);
+    for (const d of dense) {
+      const row = denseByRow.get(d.cy);
+      if (row) row.push(d.cx);
+      else denseByRow.set(d.cy, [d.cx]);
+    }
     const scale = 2 ** level;
     const walk = (x0: number, x1: number, y0: number, y1: number): void => {
       const part: Block = { x0: Math.max(block.x0, x0 << shift), x1: Math.min(block.x1, ((x1 + 1) << shift) - 1), y0: Math.max(block.y0, y0 << shift), y1: Math.min(block.y1, ((y1 + 1) << shift) - 1) };
