@@ -348,6 +348,9 @@ export class StreetGeocoder implements SourcedGeocoder {
       return EMPTY;
     }
     try {
+      // Each decode starts on a turn of its own: a point may need several tiles decoded, and
+      // together they would hold the event loop for the sum of them.
+      await nextTurn();
       return await this.decode(bytes, z, x, y);
     } catch {
       this.counts.skippedUnreadable++;
