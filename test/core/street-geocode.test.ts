@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,66 @@ describe('street addresses from the bundled sample city (Mapbox Streets v7), wit
     });
     const plain = await core.console['pois.add']({ clientId: client, fields: { name: 'Not geocoded', ...HAIGHT_ASHBURY, categories: [1], geocode: false } });
     expect((await core.console['pois.history']({ clientId: client, poi: plain.id }))[0]!.geocoded).toBeNull();
+  });
+});
+
+describe('street addresses beside an online geocoder', () => {
+  const servers: Server[] = [];
+  afterEach(() => {
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+  /** A Nominatim stand-in on loopback: `answer` as its jsonv2 `address`, or no answer at all. */
+  const nominatim = async (answer: Record<string, string> | 'never'): Promise<string> => {
+    const server = createHttpServer((_req, res) => {
+      if (answer === 'never') return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ place_id: 1, address: answer }));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  };
+  const coreWith = (url: string, timeoutMs = 1000): TestCore => {
+    core.close();
+    core = testCore({ mapsDir: join(dir, 'maps'), geocoding: { nominatimUrl: url, timeoutMs } });
+    return core;
+  };
+
+  it("keeps the online street and postal code, and fills the cross street it has none for from the package", async () => {
+    coreWith(await nominatim({ house_number: '1500', road: 'Haight Street', postcode: '94117', city: 'San Francisco', country: 'United States', country_code: 'us' }));
+    await importSample();
+    const client = core.clients.create({ name: 'c' }).client_id;
+    const poi = await addGeocoded(client, HAIGHT_ASHBURY);
+    expect(poi).toMatchObject({ address: '1500 Haight Street', postal_code: '94117', cross_street: 'Ashbury St', city: 'San Francisco' });
+    const [created] = await core.console['pois.history']({ clientId: client, poi: poi.id });
+    expect(created!.geocoded).toEqual({
+      address: 'Nominatim',
+      postal_code: 'Nominatim',
+      cross_street: 'offline map package San Francisco (sample)',
+      city: 'offline places',
+      country: 'offline places',
+    });
+  });
+
+  it('fills the streets from the package when the online geocoder times out', async () => {
+    coreWith(await nominatim('never'), 300);
+    await importSample();
+    const client = core.clients.create({ name: 'c' }).client_id;
+    expect(await addGeocoded(client, HAIGHT_ASHBURY)).toMatchObject({ address: 'Haight St', cross_street: 'Ashbury St' });
+  });
+
+  it("records the sources of an update's geocoded fields, the fields it changed only", async () => {
+    await importSample();
+    const client = core.clients.create({ name: 'c' }).client_id;
+    const poi = await addGeocoded(client, { lat: 37.7684, lng: -122.4413 });
+    await core.console['pois.update']({ clientId: client, fields: { poi: poi.id, ...HAIGHT_ASHBURY, geocode: true } });
+    const [moved] = await core.console['pois.history']({ clientId: client, poi: poi.id });
+    expect(moved).toMatchObject({ op: 'update', fields: { address: [null, 'Haight St'], cross_street: [null, 'Ashbury St'] } });
+    // The city and country were San Francisco and United States already: not written, not sourced.
+    expect(moved!.geocoded).toEqual({ address: 'offline map package San Francisco (sample)', cross_street: 'offline map package San Francisco (sample)' });
   });
 });
 
