@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import type { Feature, FeatureCollection } from 'geojson';
+import Pbf from 'pbf';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { writeMbtiles, writePmtiles } from '../../main/build/map-package-writer.js';
 import { buildSampleMap } from '../../main/build/sample-map.js';
@@ -284,6 +285,42 @@ describe('the street reader, bounded', () => {
     const geocoder = geocoderOver(core);
     expect(await geocoder.reverse(POI.lat, POI.lng)).toEqual({});
     expect(geocoder.stats()).toMatchObject({ skippedTooManyFeatures: 1, decoded: 0 });
+  });
+
+  it("reads a feature whose geometry claims millions of points from a few bytes in time and memory bounded by its bytes", async () => {
+    // A road of one point, then a ClosePath repeated 2^24 times before more bytes: 7 bytes that @mapbox/vector-tile's
+    // loadGeometry turns into 16,777,216 points (2^27 times would be gigabytes).
+    const pbf = new Pbf();
+    pbf.writeMessage(
+      3,
+      (_: unknown, layer: Pbf) => {
+        layer.writeVarintField(15, 2);
+        layer.writeStringField(1, 'transportation_name');
+        layer.writeMessage(
+          2,
+          (_f: unknown, feature: Pbf) => {
+            feature.writePackedVarint(2, [0, 0]);
+            feature.writeVarintField(3, 2);
+            feature.writePackedVarint(4, [9, 50, 50, ((1 << 24) << 3) | 7, 9, 2, 2]);
+          },
+          null,
+        );
+        layer.writeStringField(3, 'name');
+        layer.writeMessage(4, (_v: unknown, value: Pbf) => value.writeStringField(1, 'Hostile Road'), null);
+        layer.writeVarintField(5, 4096);
+      },
+      null,
+    );
+    const c = tileAt(LNG, LAT, Z);
+    const file = join(dir, 'hostile.mbtiles');
+    writeMbtiles(file, { format: 'pbf', name: 'Hostile', tiles: [{ z: Z, ...c, data: pbf.finish() }] });
+    await core.maps.importFile(file);
+    const geocoder = geocoderOver(core);
+    const started = performance.now();
+    await geocoder.reverse(POI.lat, POI.lng);
+    // Before: 16,777,216 points made, 6.9 s and 855 MiB of heap.
+    expect(performance.now() - started).toBeLessThan(300);
+    expect(geocoder.stats().decoded).toBe(1);
   });
 
   it('decodes each tile once for many nearby points (a cache of decoded tiles)', async () => {

@@ -153,20 +153,60 @@ const projector = (z: number, x: number, y: number, extent: number) => {
   };
 };
 
+/**
+ * A feature's lines in tile units (x, y, x, y...), as @mapbox/vector-tile's loadGeometry reads them
+ * but bounded by the geometry's bytes: there a ClosePath is repeated its count times without
+ * reading a byte, so 7 bytes claiming 2^24 of them made 16 million points (855 MiB, 7 s), and
+ * 2^27 would exhaust the heap. The MVT specification gives ClosePath a count of 1: more are read
+ * as one, and every other point costs at least two bytes. The geometry's start is the reader's
+ * private field, checked rather than assumed; without it the feature is left out.
+ */
+function linesOf(f: VectorTileFeature): number[][] {
+  const pbf: unknown = Reflect.get(f, '_pbf');
+  const start: unknown = Reflect.get(f, '_geometry');
+  if (!(pbf instanceof Pbf) || typeof start !== 'number' || start < 0) return [];
+  pbf.pos = start;
+  const end = pbf.readVarint() + pbf.pos;
+  const lines: number[][] = [];
+  let line: number[] | undefined;
+  let x = 0;
+  let y = 0;
+  while (pbf.pos < end) {
+    const command = pbf.readVarint();
+    const id = command % 8;
+    if (id === 7) {
+      if (line !== undefined) line.push(line[0]!, line[1]!);
+      continue;
+    }
+    if (id !== 1 && id !== 2) throw new Error(`unknown geometry command ${id}`);
+    for (let left = Math.floor(command / 8); left > 0 && pbf.pos < end; left--) {
+      x += pbf.readSVarint();
+      y += pbf.readSVarint();
+      if (id === 2) line?.push(x, y);
+      else {
+        if (line !== undefined) lines.push(line);
+        line = [x, y];
+      }
+    }
+  }
+  if (line !== undefined) lines.push(line);
+  return lines;
+}
+
 const roadOf = (name: string, f: VectorTileFeature, p: ReturnType<typeof projector>): Road => {
   const road: Road = { name, lines: [], west: Infinity, south: Infinity, east: -Infinity, north: -Infinity, postcode: postcodeOf(f) };
-  for (const ring of f.loadGeometry()) {
-    const line = new Float64Array(ring.length * 2);
-    ring.forEach((pt, i) => {
-      const lng = p.lng(pt.x);
-      const lat = p.lat(pt.y);
-      line[2 * i] = lng;
-      line[2 * i + 1] = lat;
+  for (const units of linesOf(f)) {
+    const line = new Float64Array(units.length);
+    for (let i = 0; i + 1 < units.length; i += 2) {
+      const lng = p.lng(units[i]!);
+      const lat = p.lat(units[i + 1]!);
+      line[i] = lng;
+      line[i + 1] = lat;
       road.west = Math.min(road.west, lng);
       road.east = Math.max(road.east, lng);
       road.south = Math.min(road.south, lat);
       road.north = Math.max(road.north, lat);
-    });
+    }
     road.lines.push(line);
   }
   return road;
@@ -174,8 +214,8 @@ const roadOf = (name: string, f: VectorTileFeature, p: ReturnType<typeof project
 
 /** A point feature's position (a label's anchor; a polygon's first vertex would do no better). */
 const spotOf = (label: string, f: VectorTileFeature, p: ReturnType<typeof projector>): Spot | undefined => {
-  const first = f.loadGeometry()[0]?.[0];
-  return first === undefined ? undefined : { text: label, lng: p.lng(first.x), lat: p.lat(first.y), postcode: postcodeOf(f) };
+  const [x, y] = linesOf(f)[0] ?? [];
+  return x === undefined || y === undefined ? undefined : { text: label, lng: p.lng(x), lat: p.lat(y), postcode: postcodeOf(f) };
 };
 
 /**
