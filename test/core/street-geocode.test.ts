@@ -335,6 +335,17 @@ describe('the street reader, bounded', () => {
     expect(after.decoded).toBe(first.decoded);
     expect(after.cacheHits).toBeGreaterThanOrEqual(first.cacheHits + 49 * first.decoded);
   });
+
+  it('keeps fewer decoded tiles when their bytes pass the cache budget', async () => {
+    await importSample();
+    // The sample's tiles are 50-110 KiB: a budget of 100 KiB keeps one or two of them.
+    const geocoder = new StreetGeocoder(core.maps, { cachedBytes: 100 * 1024 });
+    await geocoder.reverse(HAIGHT_ASHBURY.lat, HAIGHT_ASHBURY.lng);
+    const first = geocoder.stats().decoded;
+    await geocoder.reverse(HAIGHT_ASHBURY.lat, HAIGHT_ASHBURY.lng);
+    // Before (64 tiles kept whatever their size): none decoded again.
+    expect(geocoder.stats().decoded).toBeGreaterThan(first);
+  });
 });
 
 describe('imports and the /1/ API geocode through the same streets', () => {

@@ -6,7 +6,7 @@ import { StreetGeocoder, type StreetTiles } from './streets.js';
 export { CompositeGeocoder } from './composite.js';
 export { isWarmable, reverseSourced } from './geocoder.js';
 export type { AddressSources, GeocodedAddress, Geocoder, SourcedAddress } from './geocoder.js';
-export { MAX_STREET_FEATURES, MAX_STREET_TILE_BYTES, StreetGeocoder, type StreetStats, type StreetTiles } from './streets.js';
+export { MAX_STREET_FEATURES, MAX_STREET_TILE_BYTES, STREET_CACHE_BYTES, StreetGeocoder, type StreetStats, type StreetTiles } from './streets.js';
 export { DEFAULT_MIN_INTERVAL_MS, DEFAULT_TIMEOUT_MS, NominatimGeocoder } from './nominatim.js';
 export { largestPlaces, OfflineGeocoder, offlineLoadStats } from './offline.js';
 

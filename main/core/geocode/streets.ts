@@ -64,6 +64,12 @@ export const MAX_STREET_TILE_BYTES = 2 * 1024 ** 2;
 export const MAX_STREET_FEATURES = 20_000;
 /** Decoded tiles kept (least recently used go first): an import of nearby rows reads each once. */
 export const STREET_TILES_CACHED = 64;
+/**
+ * Fewer when their tiles' bytes pass this: a tile decodes to at most ~8 times its bytes (each
+ * point of two bytes or more becomes two doubles), so big tiles of a stranger's package cannot
+ * make 64 of them gigabytes.
+ */
+export const STREET_CACHE_BYTES = 16 * 1024 ** 2;
 /** Decoding gives the event loop back after this long (a big tile's features are read in slices). */
 const DECODE_SLICE_MS = 4;
 /** Tiles read around the point at most, per side, at a package's highest zoom (tiles smaller than the limit). */
@@ -85,6 +91,7 @@ export interface StreetLimits {
   maxTileBytes: number;
   maxFeatures: number;
   tilesCached: number;
+  cachedBytes: number;
 }
 
 /** Why tiles were skipped, and how often the cache spared a decode. */
@@ -122,6 +129,13 @@ interface StreetTile {
 }
 
 const EMPTY: StreetTile = { roads: [], numbers: [], places: [] };
+const NOTHING = { tile: EMPTY, bytes: 0 };
+
+/** A tile in the cache: its addresses (being read, or read), and its bytes once decoded. */
+interface Kept {
+  tile: Promise<StreetTile>;
+  bytes: number;
+}
 
 /** The roles of layers, by layer name, from the table. */
 const ROAD_LAYERS = new Set<string>(Object.values(STREET_LAYERS.schemas).flatMap((s) => s.roads));
@@ -285,7 +299,9 @@ interface Found {
  * (places a few zooms below). docs/field-guide.md#street-addresses-offline.
  */
 export class StreetGeocoder implements SourcedGeocoder {
-  private readonly cache = new Map<string, Promise<StreetTile>>();
+  private readonly cache = new Map<string, Kept>();
+  /** The bytes of the tiles decoded in the cache. */
+  private cachedBytes = 0;
   private readonly limits: StreetLimits;
   private readonly counts: StreetStats = { decoded: 0, cacheHits: 0, skippedTooBig: 0, skippedTooManyFeatures: 0, skippedUnreadable: 0 };
 
@@ -293,7 +309,7 @@ export class StreetGeocoder implements SourcedGeocoder {
     private readonly packages: StreetTiles,
     limits: Partial<StreetLimits> = {},
   ) {
-    this.limits = { maxTileBytes: MAX_STREET_TILE_BYTES, maxFeatures: MAX_STREET_FEATURES, tilesCached: STREET_TILES_CACHED, ...limits };
+    this.limits = { maxTileBytes: MAX_STREET_TILE_BYTES, maxFeatures: MAX_STREET_FEATURES, tilesCached: STREET_TILES_CACHED, cachedBytes: STREET_CACHE_BYTES, ...limits };
   }
 
   stats(): StreetStats {
@@ -365,36 +381,53 @@ export class StreetGeocoder implements SourcedGeocoder {
       this.counts.cacheHits++;
       this.cache.delete(key);
       this.cache.set(key, cached);
-      return cached;
+      return cached.tile;
     }
-    const read = this.read(id, z, x, y);
-    this.cache.set(key, read);
-    while (this.cache.size > this.limits.tilesCached) this.cache.delete(this.cache.keys().next().value!);
-    return read;
+    const kept: Kept = { tile: Promise.resolve(EMPTY), bytes: 0 };
+    kept.tile = this.read(id, z, x, y).then(({ tile, bytes }) => {
+      // Still kept (not dropped while it was read): its weight counts from now.
+      if (this.cache.get(key) === kept) {
+        kept.bytes = bytes;
+        this.cachedBytes += bytes;
+        this.evict();
+      }
+      return tile;
+    });
+    this.cache.set(key, kept);
+    this.evict();
+    return kept.tile;
   }
 
-  private async read(id: string, z: number, x: number, y: number): Promise<StreetTile> {
+  private evict(): void {
+    while (this.cache.size > 0 && (this.cache.size > this.limits.tilesCached || this.cachedBytes > this.limits.cachedBytes)) {
+      const [oldest, kept] = this.cache.entries().next().value!;
+      this.cache.delete(oldest);
+      this.cachedBytes -= kept.bytes;
+    }
+  }
+
+  private async read(id: string, z: number, x: number, y: number): Promise<{ tile: StreetTile; bytes: number }> {
     let bytes: Uint8Array | undefined;
     try {
       bytes = (await this.packages.tile(id, z, x, y))?.bytes;
     } catch {
       // A tile the package cannot give (too big as stored, not inflatable): the others still count.
       this.counts.skippedUnreadable++;
-      return EMPTY;
+      return NOTHING;
     }
-    if (bytes === undefined) return EMPTY;
+    if (bytes === undefined) return NOTHING;
     if (bytes.byteLength > this.limits.maxTileBytes) {
       this.counts.skippedTooBig++;
-      return EMPTY;
+      return NOTHING;
     }
     try {
       // Each decode starts on a turn of its own: a point may need several tiles decoded, and
       // together they would hold the event loop for the sum of them.
       await nextTurn();
-      return await this.decode(bytes, z, x, y);
+      return { tile: await this.decode(bytes, z, x, y), bytes: bytes.byteLength };
     } catch {
       this.counts.skippedUnreadable++;
-      return EMPTY;
+      return NOTHING;
     }
   }
 
