@@ -235,6 +235,17 @@ describe('street addresses from packages of the other schemas', () => {
     expect(await addGeocoded(client, POI)).toMatchObject({ address: 'Rua Alfa', cross_street: 'Rua Beta', city: 'Portville' });
   });
 
+  it('reads a package whose area crosses the antimeridian', async () => {
+    const file = join(dir, 'fiji.mbtiles');
+    const road = collection([line({ name: 'Date Line Road' }, [[179.98, -16.5], [179.9999, -16.5]])]);
+    const c = tileAt(179.99, -16.5, Z);
+    writeMbtiles(file, { format: 'pbf', name: 'Taveuni', bounds: [179.9, -16.6, -179.9, -16.4], tiles: vectorTiles({ transportation_name: road }, [{ z: Z, ...c }]) });
+    await core.maps.importFile(file);
+    const client = core.clients.create({ name: 'c' }).client_id;
+    // Before: a west (179.9) past the east (-179.9) covered no point at all.
+    expect(await addGeocoded(client, { lat: -16.50005, lng: 179.99 })).toMatchObject({ address: 'Date Line Road' });
+  });
+
   it('keeps the places data city where it names one, and writes a name too long for the field cut to its limit', async () => {
     const file = join(dir, 'lisbon.mbtiles');
     // Lisbon, Praça do Comércio: the places data says Lisbon whatever the package's place says.

@@ -468,10 +468,11 @@ export class StreetGeocoder implements SourcedGeocoder {
   }
 }
 
-/** Whether a package's area holds the point, with the street limit's margin. */
+/** Whether a package's area holds the point, with the street limit's margin; west is past east across the antimeridian. */
 const covers = (pkg: MapPackage, lat: number, lng: number): boolean => {
   const [west, south, east, north] = pkg.bounds;
   const dLat = STREET_WITHIN_METRES / METRES_PER_DEGREE;
   const dLng = dLat / Math.max(Math.cos((lat * Math.PI) / 180), 1e-6);
-  return lat >= south - dLat && lat <= north + dLat && lng >= west - dLng && lng <= east + dLng;
+  const inLng = west <= east ? lng >= west - dLng && lng <= east + dLng : lng >= west - dLng || lng <= east + dLng;
+  return lat >= south - dLat && lat <= north + dLat && inLng;
 };
