@@ -50,6 +50,9 @@ const importSample = async (): Promise<void> => {
 /** Haight St, 15 m east of Ashbury St (the sample's tile 15/5238/12666; the crossing is at 37.77001, -122.44700). */
 const HAIGHT_ASHBURY = { lat: 37.77003, lng: -122.44683 };
 
+/** Where the POI's newest change found each geocoded field (its history's `geocoded`). */
+const sourcesOf = async (client: string, poi: number) => (await core.console['pois.history']({ clientId: client, poi }))[0]!.geocoded;
+
 const addGeocoded = async (client: string, at: { lat: number; lng: number }) =>
   core.console['pois.add']({ clientId: client, fields: { name: 'Spot', lat: at.lat, lng: at.lng, categories: [1], geocode: true } });
 
@@ -87,15 +90,14 @@ describe('street addresses from the bundled sample city (Mapbox Streets v7), wit
     await importSample();
     const client = core.clients.create({ name: 'c' }).client_id;
     const poi = await addGeocoded(client, HAIGHT_ASHBURY);
-    const [created] = await core.console['pois.history']({ clientId: client, poi: poi.id });
-    expect(created!.geocoded).toEqual({
+    expect(await sourcesOf(client, poi.id)).toEqual({
       address: 'offline map package San Francisco (sample)',
       cross_street: 'offline map package San Francisco (sample)',
       city: 'offline places',
       country: 'offline places',
     });
     const plain = await core.console['pois.add']({ clientId: client, fields: { name: 'Not geocoded', ...HAIGHT_ASHBURY, categories: [1], geocode: false } });
-    expect((await core.console['pois.history']({ clientId: client, poi: plain.id }))[0]!.geocoded).toBeNull();
+    expect(await sourcesOf(client, plain.id)).toBeNull();
   });
 });
 
@@ -130,8 +132,7 @@ describe('street addresses beside an online geocoder', () => {
     const client = core.clients.create({ name: 'c' }).client_id;
     const poi = await addGeocoded(client, HAIGHT_ASHBURY);
     expect(poi).toMatchObject({ address: '1500 Haight Street', postal_code: '94117', cross_street: 'Ashbury St', city: 'San Francisco' });
-    const [created] = await core.console['pois.history']({ clientId: client, poi: poi.id });
-    expect(created!.geocoded).toEqual({
+    expect(await sourcesOf(client, poi.id)).toEqual({
       address: 'Nominatim',
       postal_code: 'Nominatim',
       cross_street: 'offline map package San Francisco (sample)',
@@ -199,8 +200,7 @@ describe('street addresses from packages of the other schemas', () => {
     const client = core.clients.create({ name: 'c' }).client_id;
     const poi = await addGeocoded(client, POI);
     expect(poi).toMatchObject({ address: 'Rua Alfa 12', cross_street: 'Rua Beta', city: 'Testville', postal_code: '1100-148', country: null });
-    const [created] = await core.console['pois.history']({ clientId: client, poi: poi.id });
-    expect(created!.geocoded).toEqual({
+    expect(await sourcesOf(client, poi.id)).toEqual({
       address: 'offline map package Open Sea Town',
       cross_street: 'offline map package Open Sea Town',
       city: 'offline map package Open Sea Town',
