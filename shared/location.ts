@@ -93,12 +93,20 @@ export function describeFix(fix: Fix): string {
 
 export const formatMetres = (m: number): string => `${m < 10 ? m.toFixed(1) : Math.round(m).toLocaleString('en')} m`;
 
+/** What keeps a fix from being taken without asking, with the words for it, now and in general (for a live region, said once). */
+export const SHORTFALLS = {
+  old: 'the position is old',
+  'accuracy-unknown': 'its accuracy is not known',
+  coarse: 'it is less accurate than asked',
+} as const;
+export type Shortfall = { why: keyof typeof SHORTFALLS; text: string };
+
 /** Why a fix is not good enough to take without asking; none when it is. */
-export function fixShortfall(fix: Fix, wantAccuracyM: number, now: number): string[] {
-  const short: string[] = [];
+export function fixShortfall(fix: Fix, wantAccuracyM: number, now: number): Shortfall[] {
+  const short: Shortfall[] = [];
   const age = now - fix.at;
-  if (age > OLD_FIX_MS) short.push(`it is ${Math.round(age / 1000)} s old`);
-  if (fix.accuracy === undefined) short.push('its accuracy is not known');
-  else if (fix.accuracy > wantAccuracyM) short.push(`±${formatMetres(fix.accuracy)} is worse than the ${formatMetres(wantAccuracyM)} you asked for`);
+  if (age > OLD_FIX_MS) short.push({ why: 'old', text: `${Math.round(age / 1000)} s old` });
+  if (fix.accuracy === undefined) short.push({ why: 'accuracy-unknown', text: 'accuracy not known' });
+  else if (fix.accuracy > wantAccuracyM) short.push({ why: 'coarse', text: `worse than the ${formatMetres(wantAccuracyM)} asked for` });
   return short;
 }

@@ -10,6 +10,9 @@ import { ServiceBanner } from './ServiceBanner';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { rememberClient, rememberedClient, type Panel } from './state';
 import { OPEN_DIALOG, useConfirm } from './ui/Confirm';
+import { fixShortfall, type Fix } from '../../shared/location';
+import { PositionWait } from './location/PositionWait';
+import { usePosition } from './location/useFix';
 import { hasTypedWork, watchTypedWork } from './ui/typedWork';
 
 export function App() {
@@ -45,6 +48,20 @@ export function App() {
   const [pinStep, setPinStep] = useState<PinStep | undefined>();
   const focusMap = (): void => document.querySelector<HTMLElement>('.leaflet-container')?.focus();
 
+  // Add at my position: at once with a fix good enough, else through the wait (location/PositionWait.tsx).
+  const position = usePosition();
+  const takeFix = (fix: Fix): void => {
+    setFocus({ lat: fix.lat, lng: fix.lng, at: Date.now() });
+    setPanel({ kind: 'poi-add', lat: fix.lat, lng: fix.lng, taken: { fix, from: position.from } });
+  };
+  const addHere = (): void => {
+    const fix = position.fix;
+    if (fix && position.settings.source !== 'none' && fixShortfall(fix, position.settings.wantAccuracyM, Date.now()).length === 0) return takeFix(fix);
+    // Waiting: the map shows where the source puts us meanwhile.
+    if (fix) setFocus({ lat: fix.lat, lng: fix.lng, at: Date.now() });
+    setPanel({ kind: 'poi-here' });
+  };
+
   // Escape closes what is open in the side panel (a POI's details or form, as Cancel does, or a
   // panel other than Search) and gives focus back to the map, where the keyboard user came from.
   // Shortcuts (shortcuts.ts) act when no field, list or dialog has the keyboard.
@@ -69,6 +86,7 @@ export function App() {
     e.preventDefault();
     if (shortcut === 'help') setHelpOpen(true);
     else if (shortcut === 'add') setPanel({ kind: 'poi-add', lat: centre.lat, lng: centre.lng, byKeyboard: true });
+    else if (shortcut === 'here') addHere();
     else if (shortcut === 'search') openSearch();
     else if (shortcut === 'layers') toggleLayers();
     else if (shortcut === 'next' || shortcut === 'previous') setPinStep({ by: shortcut === 'next' ? 1 : -1, at: Date.now() });
@@ -166,6 +184,8 @@ export function App() {
           onLayersOpen={setLayersOpen}
           pinStep={pinStep}
           onClearFilter={() => setFilter({ q: '', categories: [] })}
+          position={position}
+          onAddHere={addHere}
         />
         <aside id="side-panel" className={sheetFolded ? 'side folded' : 'side'} aria-label="Side panel" tabIndex={-1}>
           <button type="button" className="sheet-toggle" aria-expanded={!sheetFolded} aria-controls="side-panel" onClick={() => setSheetFolded((f) => !f)}>
@@ -187,12 +207,17 @@ export function App() {
               key={`add-${panel.lat}-${panel.lng}`}
               clientId={clientId}
               position={{ lat: panel.lat, lng: panel.lng }}
-              focusFirst={panel.byKeyboard === true}
+              taken={panel.taken}
+              // At my position too: the person stands there, and goes on with the name.
+              focusFirst={panel.byKeyboard === true || panel.taken !== undefined}
               onPosition={(lat, lng) => setTypedAt({ lat, lng })}
               onSaved={(poi) => setPanel({ kind: 'poi', poi: poi.id, focusTitle: true })}
               onCancel={() => setPanel({ kind: 'search' })}
               onOpenPoi={(poi) => setPanel({ kind: 'poi', poi })}
             />
+          )}
+          {panel.kind === 'poi-here' && (
+            <PositionWait position={position} onTake={takeFix} onCancel={() => setPanel({ kind: 'search' })} onSettings={() => setPanel({ kind: 'settings' })} />
           )}
           {panel.kind === 'poi' && clientId && (
             <PoiDetails
