@@ -174,6 +174,43 @@ test('a receiver streaming NMEA over TCP fills the form, and "no fix" shows with
   }
 });
 
+test('gpsd on its port fills the form from TPV, with its error estimates', async ({ page }) => {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+    socket.write('{"class":"VERSION","release":"3.25","proto_major":3,"proto_minor":15}\n');
+    socket.once('data', () => {
+      const tick = setInterval(() => {
+        if (socket.destroyed) return clearInterval(tick);
+        socket.write('{"class":"SKY","uSat":9}\n');
+        socket.write('{"class":"TPV","mode":3,"lat":37.7715,"lon":-122.4374,"altMSL":21.3,"eph":1.8,"epv":2.9}\n');
+      }, 250);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  try {
+    await open(page);
+    await chooseSource(page, 'gpsd', async (form) => {
+      await form.getByLabel('Receiver address').fill('127.0.0.1');
+      await expect(form.getByLabel('Port')).toHaveValue('2947');
+      await form.getByLabel('Port').fill(String(port));
+    });
+    await expect(page.locator('.map-position-state')).toHaveText(`gpsd 127.0.0.1:${port}: 3D fix, ±1.8 m, 9 satellites`);
+    await page.getByRole('button', { name: 'Add at my position' }).click();
+    const form = page.getByRole('form', { name: 'Add POI' });
+    await expect(form.getByLabel('Latitude', { exact: true })).toHaveValue('37.7715000');
+    await expect(form.getByLabel('Accuracy', { exact: true })).toHaveValue('1.8');
+    await expect(form.getByLabel('Vertical accuracy', { exact: true })).toHaveValue('2.9');
+    await expect(form.getByLabel('Elevation', { exact: true })).toHaveValue('21.3');
+  } finally {
+    for (const s of sockets) s.destroy();
+    server.close();
+  }
+});
+
 test('on a 360 px phone the corner and its button fit beside the zoom buttons, by touch', async ({ browser }) => {
   const context = await browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, locale: 'en-US' });
   const page = await context.newPage();
