@@ -32,7 +32,8 @@ export const locationSettings = z
       .string()
       .trim()
       .max(253, 'must be at most 253 characters')
-      .regex(/^[A-Za-z0-9.:[\]-]*$/, 'must be a host name or an IP address, like 192.168.1.20 or gnss.local'),
+      // A name, an IPv4 address, or an IPv6 one without brackets (the port has its own field).
+      .regex(/^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)?$/, 'must be a host name or an IP address, like 192.168.1.20 or gnss.local'),
     port: z.number().int('must be a whole number').min(1, 'must be 1-65535').max(65535, 'must be 1-65535'),
     wantAccuracyM: z.number().min(0.1, 'must be at least 0.1 metres').max(10_000, 'must be at most 10,000 metres'),
   })
@@ -59,6 +60,8 @@ export interface Fix {
   mode: '2d' | '3d';
   /** Satellites used in the fix, where the source says. */
   satellites?: number;
+  /** Better than a plain fix, where the source says: "DGPS", "RTK fixed", "RTK float". */
+  quality?: string;
 }
 
 /** What the main process knows of a receiver it reads (`location.status`). */
@@ -85,7 +88,7 @@ export interface LocationStatus {
 
 /** "3D fix, ±3.2 m, 9 satellites": how the map's corner says a fix. */
 export function describeFix(fix: Fix): string {
-  const parts = [fix.mode === '3d' ? '3D fix' : '2D fix'];
+  const parts = [`${fix.mode === '3d' ? '3D fix' : '2D fix'}${fix.quality ? ` (${fix.quality})` : ''}`];
   if (fix.accuracy !== undefined) parts.push(`±${formatMetres(fix.accuracy)}`);
   if (fix.satellites !== undefined) parts.push(`${fix.satellites} satellites`);
   return parts.join(', ');

@@ -81,7 +81,11 @@ test('with the device as the source, Add at my position opens the form at the em
   await expect(form.getByLabel('Longitude', { exact: true })).toHaveValue('-122.4374000');
   await expect(form.getByLabel('Accuracy', { exact: true })).toHaveValue('4.2');
   await expect(form.getByLabel('Vertical accuracy', { exact: true })).toHaveValue('6.5');
-  await expect(form.getByLabel('Elevation', { exact: true })).toHaveValue('18.8');
+  // The platform's altitude is above the WGS84 ellipsoid; a POI's elevation is above sea level:
+  // in San Francisco the geoid is about 32 m below the ellipsoid (EGM96).
+  const elevation = Number(await form.getByLabel('Elevation', { exact: true }).inputValue());
+  expect(elevation).toBeGreaterThan(18.8 + 31.5);
+  expect(elevation).toBeLessThan(18.8 + 33);
   await expect(page.locator('.fix-taken')).toContainText('Position from This device at');
   // The person goes on with the name, where focus is.
   await expect(form.getByLabel('Name', { exact: true })).toBeFocused();
@@ -93,7 +97,7 @@ test('with the device as the source, Add at my position opens the form at the em
 
   const pois = await consoleCall<PoiReply[]>(page, 'pois.search', { clientId, filter: {} });
   expect(pois).toHaveLength(1);
-  expect(pois[0]).toMatchObject({ latitude: 37.7715, longitude: -122.4374, accuracy: 4.2, vaccuracy: 6.5, elevation: 18.8 });
+  expect(pois[0]).toMatchObject({ latitude: 37.7715, longitude: -122.4374, accuracy: 4.2, vaccuracy: 6.5, elevation });
 });
 
 test('a fix worse than asked is shown as such; the form opens by itself once a good one comes, or at once when taken anyway', async ({ page }) => {
@@ -129,6 +133,31 @@ test('a fix worse than asked is shown as such; the form opens by itself once a g
   await expect(form.getByLabel('Latitude', { exact: true })).toHaveValue('37.7718000');
 });
 
+test('without the permission the corner and the wait say so, in words; typed work is not replaced without asking', async ({ page }) => {
+  await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
+  await page.context().clearPermissions();
+  await page.goto(running.url);
+  await expect(page.locator('.leaflet-container')).toBeVisible();
+  await consoleCall(page, 'location.configure', { source: 'device', host: '', port: 2947, wantAccuracyM: 10 });
+  await page.reload();
+  const refusal = 'The browser was not allowed to give this page the location: allow it in the site’s settings, then reload.';
+  await expect(page.locator('.map-position-state')).toHaveText(refusal);
+  await page.getByRole('button', { name: 'Add at my position' }).click();
+  await expect(page.getByRole('region', { name: 'Waiting for a better position' }).getByRole('status')).toHaveText(refusal);
+
+  // A POI being added by a click on the map, with a name typed: P asks before it goes.
+  const map = page.locator('.leaflet-container');
+  const box = (await map.boundingBox())!;
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  const form = page.getByRole('form', { name: 'Add POI' });
+  await form.getByLabel('Name', { exact: true }).fill('Half typed');
+  await page.getByRole('button', { name: 'Add at my position' }).click();
+  const question = page.getByRole('alertdialog');
+  await expect(question).toContainText('Discard what you typed in this panel, and add a POI at your position?');
+  await question.getByRole('button', { name: 'Keep editing' }).click();
+  await expect(form.getByLabel('Name', { exact: true })).toHaveValue('Half typed');
+});
+
 test('a receiver streaming NMEA over TCP fills the form, and "no fix" shows within seconds of its stream stopping', async ({ page }) => {
   const recorded = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'nmea', 'ublox-1hz.nmea'), 'utf8');
   const sockets = new Set<Socket>();
@@ -155,6 +184,8 @@ test('a receiver streaming NMEA over TCP fills the form, and "no fix" shows with
     });
     const corner = page.locator('.map-position-state');
     await expect(corner).toContainText(`Receiver 127.0.0.1:${port}: 3D fix, ±2.6 m, 11 satellites`);
+    // Settings say what the stream gave, and the noise counted (three lines in each pass of the recording).
+    await expect(page.locator('.location-read')).toContainText(/^Reading GGA, GSA, GST, RMC; [1-9]\d* lines? ignored/);
     await page.getByRole('button', { name: 'Add at my position' }).click();
     const form = page.getByRole('form', { name: 'Add POI' });
     await expect(form).toBeVisible();

@@ -2,14 +2,14 @@ import { isReceiver, type LocationSettings, type LocationStatus } from '../../..
 import type { SettingsStore } from '../settings/settings.js';
 import { Receiver } from './receiver.js';
 
-/** A receiver nobody has asked about for this long is let go (the map asks every second while it is open). */
+/** A receiver nobody has asked about for this long is let go: a page showing the map asks every second. */
 const IDLE_MS = 60_000;
 
 /**
  * Where "Add at my position" takes its position from (docs/field-guide.md#add-at-my-position).
  * The platform's location is read by the page itself; a receiver (NMEA over TCP, gpsd) is read
- * here, from its first status asked, and let go when nobody has asked for a minute: a CLI run
- * or a desktop with the map closed does not hold a connection to it.
+ * here, from its first status asked, and let go when no page has asked for a minute: a CLI run,
+ * or a server whose pages are all closed, holds no connection to it.
  */
 export class Location {
   private receiver: Receiver | undefined;

@@ -5,19 +5,20 @@ import { GPSD_WATCH, GpsdFixes } from './gpsd-fixes.js';
 import { NmeaFixes } from './nmea-fixes.js';
 
 /**
- * The longest line read: an NMEA sentence is at most 82 characters, gpsd's largest report (SKY
- * with every satellite in view) a few kilobytes. A longer line is not one of theirs: it is
- * dropped and counted, and its bytes are not kept while it lasts.
+ * The share of the main process a receiver may take: the time spent reading its lines, in
+ * milliseconds a second. A GNSS needs well under 1 ms (20 fixes a second, a handful of
+ * sentences each); a peer that sends more than this is paused for the rest of the second, so
+ * that it cannot keep the app busy, whether by many cheap lines or few costly ones (16 KiB of
+ * gpsd JSON takes about 1 ms to parse).
  */
-export const MAX_LINE_CHARS = 16_384;
-/**
- * The most lines a second read from a receiver: a GNSS sends at most a few hundred (20 fixes a
- * second, a handful of sentences each). A peer that floods is paused for the rest of the second,
- * so that it cannot keep the main process busy.
- */
-export const MAX_LINES_PER_SECOND = 2_000;
+export const BUSY_MS_PER_SECOND = 50;
 /** How long a connection may take before it is given up and tried again. */
 const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * A connected receiver that sends nothing for this long is gone (out of Wi-Fi range, a phone
+ * app in the background: the connection stays half open): connect again.
+ */
+export const SILENT_RECONNECT_MS = 10_000;
 /** Waits between attempts: doubling from the first to the last, so a receiver switched on later is found within seconds. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_LAST_MS = 10_000;
@@ -63,12 +64,17 @@ export class Receiver {
   private connected = false;
   private problem: string | null = null;
   private stopped = false;
-  private second = { start: 0, lines: 0 };
+  /** Reading time spent in the current second (performance.now(), never the app's clock, which tests pin). */
+  private second = { start: 0, busyMs: 0 };
   private resume: NodeJS.Timeout | undefined;
+  /** Whether this connection gave a fix: only then do the waits between attempts start again from the first. */
+  private gaveFix = false;
 
   constructor(
     readonly address: ReceiverAddress,
     private readonly now: () => number,
+    /** Tests shorten the wait for a silent receiver. */
+    private readonly silentMs = SILENT_RECONNECT_MS,
   ) {
     this.reader = address.source === 'gpsd' ? new GpsdFixes(now) : new NmeaFixes(now);
     this.open();
@@ -82,16 +88,21 @@ export class Receiver {
     if (this.stopped) return;
     const socket = connect({ host: this.address.host, port: this.address.port });
     this.socket = socket;
+    this.gaveFix = false;
+    socket.unref();
     socket.setEncoding('latin1');
     socket.setTimeout(CONNECT_TIMEOUT_MS);
     socket.on('connect', () => {
-      socket.setTimeout(0);
+      socket.setTimeout(this.silentMs);
+      socket.setKeepAlive(true, this.silentMs / 2);
       this.connected = true;
       this.problem = null;
-      this.retryMs = RETRY_FIRST_MS;
       if (this.address.source === 'gpsd') socket.write(GPSD_WATCH);
     });
-    socket.on('timeout', () => socket.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    socket.on('timeout', () => {
+      if (this.connected) this.problem = `${this.label} sent nothing for ${Math.round(this.silentMs / 1000)} s; connecting again.`;
+      socket.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }));
+    });
     socket.on('data', (chunk: string) => this.take(chunk));
     socket.on('error', (error: NodeJS.ErrnoException) => {
       this.problem = problemOf(error, this.label);
@@ -102,15 +113,19 @@ export class Receiver {
       this.pending = '';
       this.skipping = false;
       if (this.stopped) return;
+      // A peer that takes the connection and drops it at once is tried less and less often.
+      if (this.gaveFix) this.retryMs = RETRY_FIRST_MS;
       this.retry = setTimeout(() => this.open(), this.retryMs);
+      this.retry.unref();
       this.retryMs = Math.min(RETRY_LAST_MS, this.retryMs * 2);
     });
   }
 
   /** Splits the stream into lines, never keeping more than one line's worth. */
   private take(chunk: string): void {
-    const now = this.now();
-    if (now - this.second.start >= 1_000) this.second = { start: now, lines: 0 };
+    const began = performance.now();
+    if (began - this.second.start >= 1_000) this.second = { start: began, busyMs: 0 };
+    const max = this.reader.maxLineChars;
     let start = 0;
     for (;;) {
       const end = chunk.indexOf('\n', start);
@@ -118,27 +133,29 @@ export class Receiver {
       const line = this.pending + chunk.slice(start, end);
       this.pending = '';
       if (this.skipping) this.skipping = false;
-      else if (line.length > MAX_LINE_CHARS) this.tooLong += 1;
+      else if (line.length > max) this.tooLong += 1;
       else this.reader.read(line);
       start = end + 1;
-      this.second.lines += 1;
     }
+    if (this.reader.last()) this.gaveFix = true;
+    this.second.busyMs += performance.now() - began;
     this.budget();
     if (this.skipping) return;
     this.pending += chunk.slice(start);
-    if (this.pending.length > MAX_LINE_CHARS) {
+    if (this.pending.length > max) {
       this.pending = '';
       this.skipping = true;
       this.tooLong += 1;
     }
   }
 
-  /** Pauses a stream over MAX_LINES_PER_SECOND until its second is over. */
+  /** Pauses a stream past BUSY_MS_PER_SECOND until its second is over. */
   private budget(): void {
     const socket = this.socket;
-    if (this.second.lines <= MAX_LINES_PER_SECOND || !socket || socket.isPaused()) return;
+    if (this.second.busyMs <= BUSY_MS_PER_SECOND || !socket || socket.isPaused()) return;
     socket.pause();
-    this.resume = setTimeout(() => socket.resume(), Math.max(0, 1_000 - (this.now() - this.second.start)));
+    this.resume = setTimeout(() => socket.resume(), Math.max(0, 1_000 - (performance.now() - this.second.start)));
+    this.resume.unref();
   }
 
   status(): ReceiverStatus {

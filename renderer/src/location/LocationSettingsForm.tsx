@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { DEFAULT_PORTS, isReceiver, LOCATION_SOURCES, type LocationSettings, type LocationSource } from '../../../shared/location';
+import { DEFAULT_PORTS, isReceiver, LOCATION_SOURCES, type LocationSettings, type LocationSource, type ReceiverStatus } from '../../../shared/location';
 import { FormProblems } from '../ui/ErrorSummary';
 import { Field, FormError } from '../ui/Field';
 import { useConfigureLocation } from './mutations';
@@ -17,6 +17,13 @@ const SOURCE_WORDS: Record<LocationSource, { name: string; hint: string }> = {
   'nmea-tcp': { name: 'GNSS receiver, NMEA over TCP', hint: 'A receiver or a phone app that streams NMEA 0183 sentences over the network (GGA, RMC, GSA, GST are read).' },
   gpsd: { name: 'gpsd', hint: 'gpsd on this computer or the network (port 2947), speaking to the receiver.' },
 };
+
+/** What a receiver's stream gave: which sentences (or gpsd classes) were read, and how many lines were not. */
+function receiverLine(r: ReceiverStatus | null): string | undefined {
+  if (!r || !r.connected) return undefined;
+  const read = r.used.length > 0 ? `Reading ${r.used.join(', ')}` : 'Connected; nothing read yet';
+  return `${read}; ${r.ignoredLines.toLocaleString('en')} ${r.ignoredLines === 1 ? 'line' : 'lines'} ignored (not a sentence, or a wrong checksum).`;
+}
 
 /** Where "Add at my position" takes its position from, and how good a fix must be to be taken without asking. */
 export function LocationSettingsForm() {
@@ -40,6 +47,7 @@ function Form({ initial }: { initial: LocationSettings }) {
     save.submit({ source: form.source, host: form.host.trim(), port: number(form.port), wantAccuracyM: number(form.wantAccuracyM) });
   };
   const receiver = isReceiver(form.source);
+  const receiverNow = receiverLine(useLocationStatus().data?.receiver ?? null);
   return (
     <form aria-label="Location source" className="panel-form" onSubmit={submit} noValidate>
       <h3>My position</h3>
@@ -82,7 +90,8 @@ function Form({ initial }: { initial: LocationSettings }) {
       <p role="status" className="done">
         {save.isSuccess ? 'Location source saved' : ''}
       </p>
-      {position.settings.source !== 'none' && <p className="note location-now">Now: {positionLine(position, now, position.settings.wantAccuracyM)}</p>}
+      {position.settings && position.settings.source !== 'none' && <p className="note location-now">Now: {positionLine(position, now, position.settings.wantAccuracyM)}</p>}
+      {receiverNow && <p className="note location-read">{receiverNow}</p>}
     </form>
   );
 }

@@ -14,7 +14,7 @@ export function positionLine(p: Position, now: number, wantAccuracyM = Number.PO
 /** The map's corner while a location source is chosen: its state, and Add at my position. */
 export function PositionCorner({ position, onAdd }: { position: Position; onAdd: () => void }) {
   const now = useNow(1_000);
-  if (position.settings.source === 'none') return null;
+  if (position.settings === null || position.settings.source === 'none') return null;
   return (
     <div className="map-position" role="group" aria-label="My position">
       <p className="map-position-state" data-fix={position.fix ? position.fix.mode : 'none'}>

@@ -21,8 +21,11 @@ export function PositionWait({ position, onTake, onCancel, onSettings }: Props) 
   const now = useNow(500);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
+  // A device standing still may have called back long ago: ask it for a fresh fix.
+  const refresh = useRef(position.refresh);
+  useEffect(() => refresh.current(), []);
   const { fix, settings } = position;
-  const short = fix ? fixShortfall(fix, settings.wantAccuracyM, now) : undefined;
+  const short = fix && settings ? fixShortfall(fix, settings.wantAccuracyM, now) : undefined;
   const good = fix !== null && short?.length === 0;
   const takeRef = useRef(onTake);
   takeRef.current = onTake;
@@ -30,6 +33,7 @@ export function PositionWait({ position, onTake, onCancel, onSettings }: Props) 
     if (good && fix) takeRef.current(fix);
   }, [good, fix]);
 
+  if (settings === null) return <section className="panel">Loading the location setting…</section>;
   if (settings.source === 'none') {
     return (
       <section className="panel" aria-labelledby="position-wait-title">
@@ -59,7 +63,7 @@ export function PositionWait({ position, onTake, onCancel, onSettings }: Props) 
       <p className="position-now">{positionLine(position, now, settings.wantAccuracyM)}</p>
       {/* Said once per change of what is missing, not each time the age or the accuracy moves. */}
       <p role="status" className="position-short">
-        {fix === null ? 'No position yet.' : short && short.length > 0 ? `Not taken yet: ${short.map((s) => SHORTFALLS[s.why]).join('; ')}.` : ''}
+        {fix === null ? (position.problem ?? 'No position yet.') : short && short.length > 0 ? `Not taken yet: ${short.map((s) => SHORTFALLS[s.why]).join('; ')}.` : ''}
       </p>
       <div className="actions">
         <button type="button" disabled={fix === null} onClick={() => fix && onTake(fix)}>
