@@ -13,6 +13,7 @@ import type { MapPackage } from './maps.js';
 import { MAX_KEEP_DAILY, type BackupInfo, type BackupsView } from './backups.js';
 import { corsOrigins } from './cors.js';
 import { faultRules } from './faults.js';
+import { locationSettings, type LocationStatus } from './location.js';
 import type { ReplayResult, RequestDetail, RequestFeed } from './inspector.js';
 
 
@@ -259,6 +260,9 @@ export const operations = {
 
   'settings.get': z.object({}),
   'settings.set': mapSettings,
+  /** Where "Add at my position" takes its position from, and what a receiver read there says now. */
+  'location.status': z.object({}),
+  'location.configure': locationSettings,
   /** The online tiles kept for offline use: how many, how much, and the limit. */
   'tiles.cacheStatus': z.object({}),
   'tiles.clearCache': z.object({}),
@@ -471,6 +475,8 @@ export interface Outputs {
   'inspector.configure': RequestFeed;
   'settings.get': Settings;
   'settings.set': Settings;
+  'location.status': LocationStatus;
+  'location.configure': LocationStatus;
   'tiles.cacheStatus': TileCacheStatus;
   'tiles.clearCache': TileCacheStatus;
   'backups.list': BackupsView;

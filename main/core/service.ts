@@ -117,6 +117,7 @@ export function coreOver(s: Services): Core {
       s.importSpool.close();
       s.exportSpool.close();
       s.backups.stopDaily();
+      s.location.close();
       s.maps.close();
       s.tileCache.close();
       s.db.close();

@@ -25,6 +25,7 @@ import { PoiQueries } from './pois/queries.js';
 import { WarningStore } from './warnings/warnings.js';
 import { SettingsStore } from './settings/settings.js';
 import { openDatabase, type Database } from './store/database.js';
+import { Location } from './location/location.js';
 import { WritePath } from './store/write-path.js';
 import { CommitStamp } from './store/commit-stamp.js';
 import { HeavyLane } from './heavy-lane.js';
@@ -93,6 +94,8 @@ export interface Services {
   stamp: CommitStamp;
   warnings: WarningStore;
   settings: SettingsStore;
+  /** Where "Add at my position" takes its position from; a GNSS receiver read over TCP. */
+  location: Location;
   geocoder: Geocoder;
   changes: ChangeLog;
   undo: Undo;
@@ -211,6 +214,7 @@ export function openServices(options: CoreOptions): Services {
     stamp,
     warnings,
     settings,
+    location: new Location(settings, () => clock.now()),
     tileCache,
     onlineTiles: new OnlineTiles(tileCache, () => settings.map(), () => clock.now()),
     geocoder,

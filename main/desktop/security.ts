@@ -25,7 +25,7 @@ export function openExternalLink(input: unknown, userActivated: boolean): Answer
 }
 
 /**
- * Navigation, redirects, new windows and permission requests are refused, and open nothing:
+ * Navigation, redirects, new windows and permission requests (but the location) are refused, and open nothing:
  * Electron does not say whether a person asked for them. Links leave the app only through
  * `openExternalLink`, from the renderer's click handler.
  */
@@ -40,9 +40,13 @@ function harden(contents: WebContents): void {
   contents.on('will-attach-webview', (event) => event.preventDefault());
 }
 
+/**
+ * Every permission refused but the location, and that only to the app's own page: Add at my
+ * position reads it when the person chose this device as the source (docs/field-guide.md#add-at-my-position).
+ */
 export function denyPermissions(session: Session): void {
-  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.setPermissionCheckHandler(() => false);
+  session.setPermissionRequestHandler((_contents, permission, callback, details) => callback(permission === 'geolocation' && isOwn(details.requestingUrl)));
+  session.setPermissionCheckHandler((_contents, permission, origin) => permission === 'geolocation' && origin === APP_ORIGIN);
   session.setDevicePermissionHandler(() => false);
 }
 

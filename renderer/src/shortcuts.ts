@@ -6,6 +6,7 @@
 export const SHORTCUTS = [
   { id: 'help', keys: ['?'], does: 'Show these keyboard shortcuts' },
   { id: 'add', keys: ['A'], does: 'Add a POI at the map centre' },
+  { id: 'here', keys: ['P'], does: 'Add a POI at my position (from the location source chosen in Settings)' },
   { id: 'search', keys: ['/'], does: 'Search the POIs' },
   { id: 'layers', keys: ['L'], does: 'Open or close the map layers' },
   { id: 'next', keys: [']'], does: 'Open the next POI on the map (left to right, top to bottom)' },

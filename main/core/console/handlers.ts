@@ -4,6 +4,7 @@ import { categoriesConsole } from '../categories/console.js';
 import { changesConsole } from '../changes/console.js';
 import { clientsConsole } from '../clients/console.js';
 import { jobsConsole } from '../jobs/console.js';
+import { locationConsole } from '../location/console.js';
 import { exportsConsole } from '../exports/console.js';
 import { mapsConsole } from '../maps/console.js';
 import { membersConsole } from '../members/console.js';
@@ -39,6 +40,7 @@ export function consoleHandlers(core: Services): Handlers<CoreOp> {
     ...changesConsole(core),
     ...membersConsole(core),
     ...settingsConsole(core),
+    ...locationConsole(core),
     ...tilesConsole(core),
     ...backupsConsole(core),
     ...jobsConsole(core),

@@ -18,6 +18,7 @@ import { DEFAULT_KEEP_DAILY } from '../../../shared/backups.js';
 import { fromHtmlAttribution } from './html-credit.js';
 import { corsOrigins } from '../../../shared/cors.js';
 import { faultRule, faultRules } from '../../../shared/faults.js';
+import { DEFAULT_LOCATION, locationSettings, type LocationSettings } from '../../../shared/location.js';
 
 export interface ListenerSettings {
   enabled: boolean;
@@ -58,6 +59,7 @@ const schemas = {
     faults: faultRules.default([]),
   }),
   localName: z.string().regex(LOCAL_NAME),
+  location: locationSettings,
 };
 
 /** Leaves out the saved fault rules this version cannot read (an operation since renamed), so that they alone are lost. */
@@ -119,6 +121,17 @@ export class SettingsStore {
   setListener({ httpsPort, ...rest }: ListenerSettings): void {
     const value = JSON.stringify(schemas.listener.parse(httpsPort === null || httpsPort === undefined ? rest : { ...rest, httpsPort }));
     this.writes.now(CONSOLE, () => this.write.run('listener', value));
+  }
+
+  /** Where "Add at my position" takes its position from (location/location.ts). */
+  location(): LocationSettings {
+    return this.get('location', schemas.location, DEFAULT_LOCATION);
+  }
+
+  setLocation(settings: z.input<typeof locationSettings>): LocationSettings {
+    const value = JSON.stringify(schemas.location.parse(settings));
+    this.writes.now(CONSOLE, () => this.write.run('location', value));
+    return this.location();
   }
 
   /**

@@ -23,6 +23,9 @@ import { useMapPackages, useStartView, useTileUrls } from './packages/queries';
 import type { MapPackage } from '../../../shared/maps';
 import { useConfirm } from '../ui/Confirm';
 import { position } from '../ui/format';
+import { PositionCorner } from '../location/PositionCorner';
+import { PositionLayer } from '../location/PositionLayer';
+import type { Position } from '../location/useFix';
 
 /** Asks for the next (1) or previous (-1) POI on screen to be opened; `at` as Focus's. */
 export interface PinStep {
@@ -58,6 +61,9 @@ interface Props {
   /** Shows every POI again: the map showed only the search's matches, and said so. */
   onClearFilter: () => void;
   pinStep: PinStep | undefined;
+  /** My position, from the location source chosen in Settings (location/useFix.ts). */
+  position: Position;
+  onAddHere: () => void;
 }
 
 function viewOf(map: L.Map): Omit<View, 'q' | 'categories'> {
@@ -275,6 +281,7 @@ export function PoiMap(props: Props) {
         <SizeWatcher />
         {offline && covering.length === 0 && <PlaceLabels />}
         <PointsLayer points={points.data?.points} selected={props.selected} onSelect={props.onSelect} onMove={onMove} step={props.pinStep} />
+        <PositionLayer fix={props.position.fix} />
         {props.draft && <Marker position={[props.draft.lat, props.draft.lng]} icon={draftIcon} title="New POI" interactive={false} />}
         <DrawnMark data={points.isPlaceholderData ? undefined : points.data} />
         {/* Last: their moves must reach the hash and the view tracker, whose listeners are set before them. */}
@@ -283,6 +290,7 @@ export function PoiMap(props: Props) {
         <GoTo pkg={goTo} />
       </MapContainer>
       {props.draft?.byKeyboard && <div className="map-crosshair" aria-hidden="true" />}
+      <PositionCorner position={props.position} onAdd={props.onAddHere} />
       <MapFoot
         messages={[
           ...offlineNotice(tilesFailing, covering.map((p) => p.name)),

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { sayRefusal } from '../../../shared/import-words';
 import type { PoiReply, PossibleDuplicate } from '../../../shared/wire';
+import { formatMetres, type Fix } from '../../../shared/location';
 import { useCategories } from '../categories/queries';
 import { useConfirm } from '../ui/Confirm';
 import { ErrorSummary, type Problem } from '../ui/ErrorSummary';
 import { Field, FormError } from '../ui/Field';
-import { NUMBER_FIELDS, POI_FORM_FIELDS, TEXT_FIELDS, emptyValues, valuesOf, type FormValues, type PoiFormField } from './fields';
+import { NUMBER_FIELDS, POI_FORM_FIELDS, TEXT_FIELDS, emptyValues, valuesAt, valuesOf, type FormValues, type PoiFormField } from './fields';
 import { DuplicateNotice } from './DuplicateNotice';
 import { useAddPoi, useUpdatePoi } from './mutations';
 import { buildAdd, buildUpdate } from './payload';
@@ -15,6 +16,8 @@ interface Props {
   clientId: string;
   /** Add mode: where the map was clicked. */
   position?: { lat: number; lng: number };
+  /** Add mode at my position: the fix taken, and who gave it (its height and accuracies fill the form). */
+  taken?: { fix: Fix; from: string };
   /** Edit mode: the POI to change. */
   poiId?: number;
   onSaved: (poi: PoiReply) => void;
@@ -41,12 +44,20 @@ const FIXED_LABELS: Partial<Record<PoiFormField, string>> = { lat: 'Latitude', l
 const FORM_ORDER: readonly PoiFormField[] = ['name', 'lat', 'lng', 'categories', ...POI_FORM_FIELDS.filter((f) => !['name', 'lat', 'lng', 'categories'].includes(f))];
 const labelOf = (key: PoiFormField): string => FIXED_LABELS[key] ?? [...TEXT_FIELDS, ...NUMBER_FIELDS].find((f) => f.key === key)?.label ?? key;
 
+/** "Position from This device at 18:30:10, ±2.6 m, height ±3.1 m": where the form's numbers came from. */
+function takenNote({ fix, from }: { fix: Fix; from: string }): string {
+  const parts = [`Position from ${from} at ${new Date(fix.at).toLocaleTimeString()}`];
+  if (fix.accuracy !== undefined) parts.push(`±${formatMetres(fix.accuracy)}`);
+  if (fix.vaccuracy !== undefined) parts.push(`height ±${formatMetres(fix.vaccuracy)}`);
+  return `${parts.join(', ')}.`;
+}
+
 /** Add a POI where the map was clicked, or edit one: edit sends only what changed. */
-export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFirst = false, onOpenPoi, onPosition }: Props) {
+export function PoiForm({ clientId, position, taken, poiId, onSaved, onCancel, focusFirst = false, onOpenPoi, onPosition }: Props) {
   const editing = poiId !== undefined;
   const existing = usePoi(clientId, poiId);
   const categories = useCategories(clientId);
-  const [values, setValues] = useState<FormValues | undefined>(position ? emptyValues(position.lat, position.lng) : undefined);
+  const [values, setValues] = useState<FormValues | undefined>(taken ? valuesAt(taken.fix) : position ? emptyValues(position.lat, position.lng) : undefined);
   const add = useAddPoi();
   const update = useUpdatePoi();
   const mutation = editing ? update : add;
@@ -97,6 +108,7 @@ export function PoiForm({ clientId, position, poiId, onSaved, onCancel, focusFir
   return (
     <section className="panel">
       <h2>{editing ? `Edit “${existing.data?.name ?? ''}”` : 'New POI'}</h2>
+      {taken && <p className="note fix-taken">{takenNote(taken)}</p>}
       <form
         aria-label={editing ? 'Edit POI' : 'Add POI'}
         onSubmit={submit}

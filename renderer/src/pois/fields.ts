@@ -1,4 +1,5 @@
 import { POI_FIELDS } from '../../../shared/poi-fields';
+import type { Fix } from '../../../shared/location';
 import type { PoiReply } from '../../../shared/wire';
 
 type Field = (typeof POI_FIELDS)[number];
@@ -50,6 +51,19 @@ export function emptyValues(lat: number, lng: number): FormValues {
     categories: [],
     geocode: true,
   };
+}
+
+/**
+ * A new POI's form at a fix: its position to 7 decimals (a centimetre: what an RTK receiver
+ * gives), and the height and accuracies the source gave, to the centimetre.
+ */
+export function valuesAt(fix: Fix): FormValues {
+  const values = emptyValues(fix.lat, fix.lng);
+  for (const f of NUMBER_FIELDS) {
+    const v = fix[f.key];
+    if (v !== undefined) values.numbers[f.key] = String(Math.round(v * 100) / 100);
+  }
+  return { ...values, lat: fix.lat.toFixed(7), lng: fix.lng.toFixed(7) };
 }
 
 export function valuesOf(poi: PoiReply): FormValues {

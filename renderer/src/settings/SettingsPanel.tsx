@@ -5,6 +5,7 @@ import { tileImageSource } from '../../../shared/tiles';
 import { FormProblems } from '../ui/ErrorSummary';
 import { Field, FormError } from '../ui/Field';
 import { useClearTileCache, useSaveSettings } from './mutations';
+import { LocationSettingsForm } from '../location/LocationSettingsForm';
 import { useSettings, useTileCacheStatus } from './queries';
 
 const LABEL = { tileUrl: 'Tile URL', tileAttribution: 'Tile attribution', tileAttributionUrl: 'Attribution link', tileCacheMb: 'Offline tile cache (MB)' } as const;
@@ -40,6 +41,7 @@ export function SettingsPanel() {
       {settings.isPending && <p>Loading settings…</p>}
       {settings.isError && <FormError error={`Could not read the settings: ${settings.error.message}`} />}
       {settings.data && <SettingsForm initial={settings.data} />}
+      <LocationSettingsForm />
     </section>
   );
 }
