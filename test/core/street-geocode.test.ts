@@ -141,6 +141,15 @@ describe('street addresses beside an online geocoder', () => {
     });
   });
 
+  it("takes the package's cross street from the roads the online address does not name", async () => {
+    // Nominatim places the point on Ashbury Street: the crossing is then Haight St, the package's nearest road.
+    coreWith(await nominatim({ house_number: '710', road: 'Ashbury Street', country_code: 'us' }));
+    await importSample();
+    const client = core.clients.create({ name: 'c' }).client_id;
+    // Before: cross_street 'Ashbury St', the address's own street.
+    expect(await addGeocoded(client, HAIGHT_ASHBURY)).toMatchObject({ address: '710 Ashbury Street', cross_street: 'Haight St' });
+  });
+
   it('fills the streets from the package when the online geocoder times out', async () => {
     coreWith(await nominatim('never'), 300);
     await importSample();

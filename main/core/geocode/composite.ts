@@ -1,6 +1,18 @@
 import { compactSourced, isWarmable, sourcedBy, type AddressSources, type GeocodedAddress, type Geocoder, type SourcedAddress, type SourcedGeocoder, type Warmable } from './geocoder.js';
+import { foldText } from '../../../shared/text-fold.js';
 import { NOMINATIM_SOURCE } from './nominatim.js';
 import { OFFLINE_SOURCE } from './offline.js';
+
+const words = (text: string): string[] => foldText(text).split(/[^\p{L}\p{N}]+/u);
+
+/**
+ * Whether an address names a road, by the road's longest word ("ashbury" of "Ashbury St",
+ * "alcala" of "Calle de Alcalá"): sources abbreviate differently ("St", "Street").
+ */
+const names = (address: string, road: string): boolean => {
+  const word = words(road).reduce((longest, w) => (w.length > longest.length ? w : longest), '');
+  return word !== '' && words(address).includes(word);
+};
 
 /**
  * Offline first, online (when configured) to fill what the offline data cannot know, and the
@@ -50,15 +62,24 @@ export class CompositeGeocoder implements SourcedGeocoder, Warmable {
     ]);
     const fields: GeocodedAddress = {};
     const sources: AddressSources = {};
-    const take = (key: keyof GeocodedAddress, ...order: SourcedAddress[]): void => {
+    const take = (key: keyof GeocodedAddress, ...order: SourcedAddress[]): SourcedAddress | undefined => {
       const from = order.find((answer) => answer.fields[key] !== undefined);
-      if (from === undefined) return;
+      if (from === undefined) return undefined;
       fields[key] = from.fields[key];
       const source = from.sources[key];
       if (source !== undefined) sources[key] = source;
+      return from;
     };
-    take('address', remote, streets, local);
-    take('cross_street', remote, streets, local);
+    const address = take('address', remote, streets, local);
+    // The packages' cross street is their second road; beside another source's address it is
+    // their nearest road that the address does not name ("710 Ashbury Street" at Haight and
+    // Ashbury: Haight St, not Ashbury St).
+    const cross = address !== streets && fields.address !== undefined && remote.fields.cross_street === undefined ? streets.roads?.find((road) => !names(fields.address!, road.name)) : undefined;
+    if (cross === undefined) take('cross_street', remote, streets, local);
+    else {
+      fields.cross_street = cross.name;
+      sources.cross_street = cross.source;
+    }
     take('postal_code', remote, streets, local);
     take('city', local, remote, streets);
     take('country', local, remote, streets);

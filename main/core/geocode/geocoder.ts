@@ -32,6 +32,11 @@ export type AddressSources = Partial<Record<keyof GeocodedAddress, string>>;
 export interface SourcedAddress {
   fields: GeocodedAddress;
   sources: AddressSources;
+  /**
+   * The named roads near the point, nearest first, each with its source (the map packages'
+   * answer only): where a cross street is chosen when the address is another source's.
+   */
+  roads?: ReadonlyArray<{ name: string; source: string }>;
 }
 
 /** A geocoder that can say where each field of its answer came from. */
@@ -80,7 +85,7 @@ export const compactAddress = (fields: GeocodedAddress): GeocodedAddress => {
 };
 
 /** `compactAddress`, keeping the sources of the fields left. */
-export const compactSourced = ({ fields, sources }: SourcedAddress): SourcedAddress => {
+export const compactSourced = ({ fields, sources, roads }: SourcedAddress): SourcedAddress => {
   const compact = compactAddress(fields);
-  return { fields: compact, sources: Object.fromEntries(Object.entries(sources).filter(([key]) => key in compact)) };
+  return { fields: compact, sources: Object.fromEntries(Object.entries(sources).filter(([key]) => key in compact)), ...(roads === undefined ? {} : { roads }) };
 };

@@ -350,7 +350,8 @@ export class StreetGeocoder implements SourcedGeocoder {
         }
       }
     }
-    const [street, cross] = [...roads.entries()].sort((a, b) => a[1].metres - b[1].metres || a[0].localeCompare(b[0]));
+    const near = [...roads.entries()].sort((a, b) => a[1].metres - b[1].metres || a[0].localeCompare(b[0]));
+    const [street, cross] = near;
     const sources: AddressSources = {};
     const fields: GeocodedAddress = {};
     if (street !== undefined) {
@@ -370,7 +371,7 @@ export class StreetGeocoder implements SourcedGeocoder {
       fields.city = place.text;
       sources.city = place.source;
     }
-    return compactSourced({ fields, sources });
+    return compactSourced({ fields, sources, roads: near.map(([name, found]) => ({ name, source: found.source })) });
   }
 
   /** A tile's addresses, decoded once and kept (least recently used dropped). */
