@@ -82,6 +82,28 @@ describe('the CLI', { timeout: 120_000 }, () => {
     expect(await cli(['maps', 'list', '--data', data])).toEqual([]);
   });
 
+  it('imports POIs with --geocode offline: street and cross street from an imported vector package', async () => {
+    const data = tempDir();
+    const vector = join(data, 'lisbon-streets.mbtiles');
+    // Fixture Street runs east-west through 38.71, -9.14, Test Avenue north-south.
+    writeMbtiles(vector, { format: 'pbf', name: 'Lisbon streets', tiles: vectorTiles(streetsAround(-9.14, 38.71), tilesAround(-9.14, 38.71, 14, 14)) });
+    await cli(['maps', 'import', vector, '--data', data]);
+    const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as { client_id: string };
+    const csv = join(data, 'rows.csv');
+    // 6 m north of Fixture Street, 17 m east of Test Avenue.
+    writeFileSync(csv, 'name,lat,lng,categories\nKiosk,38.71005,-9.1398,7\n');
+    const { stdout } = await run(node, tsxArgs('main/cli.ts', 'pois', 'import', csv, '--client', demo.client_id, '--geocode', '--data', data), { cwd: root });
+    expect(JSON.parse(stdout)).toMatchObject({ added: 1, refused: [] });
+    const core = openCore({ file: join(data, 'poi.sqlite') });
+    try {
+      const [poi] = (await core.console['pois.search']({ clientId: demo.client_id, filter: { total: 10 } })) as Array<Record<string, unknown>>;
+      // Before: address and cross_street null (city and country only).
+      expect(poi).toMatchObject({ name: 'Kiosk', address: 'Fixture Street', cross_street: 'Test Avenue', city: 'Lisbon', country: 'Portugal' });
+    } finally {
+      core.close();
+    }
+  });
+
   it('exports a client\'s POIs to a file as CSV or GeoJSON, and refuses an unknown client without leaving a file', async () => {
     const data = tempDir();
     const demo = (await cli(['client', 'add', '--name', 'demo', '--data', data])) as { client_id: string };

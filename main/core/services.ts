@@ -3,6 +3,7 @@ import { AbuseGuard, DEFAULT_LIMITS, type AbuseLimits } from './members/abuse.js
 import { Backups } from './backups/backups.js';
 import { Categories } from './categories/categories.js';
 import { ChangeLog } from './changes/change-log.js';
+import { GeocodedFields } from './changes/geocoded-fields.js';
 import { Undo } from './changes/undo.js';
 import { Merges } from './pois/merge.js';
 import { syncParts, type SyncParts } from './sync/sync-parts.js';
@@ -142,18 +143,26 @@ export function openServices(options: CoreOptions): Services {
   const categories = new Categories(db, writes, clock);
   const warnings = new WarningStore(db, writes, clock, categories);
   const store = new PoiStore(db);
-  const geocoder = options.geocoder ?? createGeocoder(options.geocoding);
+  const onDisk = options.file !== ':memory:' && options.file !== '';
+  const maps = new MapPackages(
+    options.mapsDir ?? (onDisk ? join(dirname(options.file), 'maps') : undefined),
+    () => clock.now(),
+    { nativeBinding: options.nativeBinding, launcher: options.sideLauncher },
+  );
+  // Streets from the packages as they are listed at each lookup (imported and removed at run time).
+  const geocoder = options.geocoder ?? createGeocoder(options.geocoding, maps);
   const poiFeed = new ChangeFeed(db);
   // Read inside get.json's read transaction: the statement's stamp is that transaction's snapshot.
   const replyCache = new ReplyCache(poiFeed.reader(() => stamp.counted(), () => stamp.commits()), options.replyCache ?? true);
-  const pois = new Pois(writes, clock, store, categories, warnings, geocoder, replyCache);
+  // Where geocoded fields came from: written with a POI's change, read with its history.
+  const geocoded = new GeocodedFields(db);
+  const pois = new Pois(writes, clock, store, categories, warnings, geocoder, replyCache, geocoded);
   // One lane for the heavy work of every transport (heavy-lane.ts), and the slices that take turns in it.
   const slicing: Slicing = { size: options.scanSlice ?? SCAN_SLICE, lane: new HeavyLane() };
   const queries = new PoiQueries(store, pois, slicing, options.replyPiece ?? REPLY_PIECE);
-  const changes = new ChangeLog(db);
+  const changes = new ChangeLog(db, geocoded);
   const readTx = db.transaction((work: () => unknown) => work());
   const settings = new SettingsStore(db, writes);
-  const onDisk = options.file !== ':memory:' && options.file !== '';
   const tlsDir = options.tlsDir ?? (onDisk ? join(dirname(options.file), 'tls') : undefined);
   const tileCache = new TileCacheStore(onDisk ? join(dirname(options.file), 'tile-cache.sqlite') : ':memory:', options.nativeBinding);
   const watch = new DataWatch(db);
@@ -215,11 +224,7 @@ export function openServices(options: CoreOptions): Services {
     sync: syncParts(db, writes, clock, store),
     writes,
     abuse,
-    maps: new MapPackages(
-      options.mapsDir ?? (onDisk ? join(dirname(options.file), 'maps') : undefined),
-      () => clock.now(),
-      { nativeBinding: options.nativeBinding, launcher: options.sideLauncher },
-    ),
+    maps,
     read: <T>(work: () => T): T => readTx.deferred(work) as T,
     tls: tlsDir === undefined ? undefined : new LocalAuthority(tlsDir, () => clock.now()),
   };

@@ -146,6 +146,8 @@ export const changeReply = z
     actor: z.object({ kind: z.enum(CHANGE_ACTORS), id: z.string().nullable() }),
     /** The change this one reverses (an undo), by its seq; null otherwise. */
     undoes: z.number().int().nullable(),
+    /** Of a POI's create or update: who filled each address field it geocoded ("Nominatim", "offline places", "offline map package NAME"); null when it geocoded none. */
+    geocoded: z.record(z.string(), z.string()).nullable(),
   });
 
 /** The replies that are components of their own in the OpenAPI document, by name. */

@@ -16,9 +16,10 @@ import { buildRows, contentionRows, HEADERS, renderTable, scaleRows } from './ta
 import { findWrk } from './wrk.js';
 import { benchTls, tlsRows } from './tls.js';
 import { benchWrites, writesRows } from './writes.js';
+import { benchStreets, streetRows } from './streets.js';
 
 /**
- * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,tls,pois,contention,scale,map,basemap,exports,imports,sync,writes] [-- --baseline REF [--rounds N]] [-- --old REF]`: measures the HTTP API
+ * `npm run bench [-- --quick] [-- --huge] [-- --pois N] [-- --only http,tls,pois,contention,scale,map,basemap,exports,imports,sync,writes,streets] [-- --baseline REF [--rounds N]] [-- --old REF]`: measures the HTTP API
  * against a bare node:http server, login, HTTP against HTTPS, the POI queries on N POIs (default 1,000,000; 100,000
  * with --quick; 10,000,000 with --huge) and, served by the CLI on them, map views, near queries,
  * the serving process's memory and a get.json beside heavy requests; prints one table and writes it, with
@@ -46,7 +47,7 @@ const count = Number(values.pois ?? (quick ? 100_000 : 1_000_000));
 // --huge: the scale section (map views, near queries, memory behind the CLI) on 10,000,000 POIs.
 const scaleCount = huge ? 10_000_000 : count;
 if (!Number.isInteger(count) || count < 1000) throw new Error('--pois must be an integer of at least 1000');
-const only = new Set((values.only ?? 'http,tls,pois,contention,scale,map,basemap,exports,imports,sync,writes').split(','));
+const only = new Set((values.only ?? 'http,tls,pois,contention,scale,map,basemap,exports,imports,sync,writes,streets').split(','));
 const plan = quick
   ? { seconds: 3, warmup: 1, repeats: 3, loginSeconds: 3, scaleSeconds: 3 }
   : { seconds: 10, warmup: 2, repeats: 3, loginSeconds: 5, scaleSeconds: 10 };
@@ -91,7 +92,9 @@ try {
   const writes = writesWanted
     ? await benchWrites({ dir: scratch, connections, seconds: plan.seconds, warmup: plan.warmup, rounds: plan.repeats, fill: quick ? 20_000 : 100_000, rawRows: quick ? 5_000 : 20_000, old: values.old, log: console.log })
     : undefined;
-  const rows = [...buildRows(http, pois), ...tlsRows(tls), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...importRows(imports), ...syncRows(sync, compared && { result: compared.baseline, ref: compared.ref }), ...writesRows(writes)];
+  // Street addresses offline from the sample city's tiles: reverse geocoding cold and warm (2,000 random points; 500 with --quick), and an import of 10,000 rows with and without --geocode.
+  const streets = only.has('streets') ? await benchStreets(quick ? 500 : 2_000, 10_000) : undefined;
+  const rows = [...buildRows(http, pois), ...tlsRows(tls), ...contentionRows(contention), ...scaleRows(scale, huge), ...mapRows(map), ...basemapRows(basemap), ...exportRows(exports), ...importRows(imports), ...syncRows(sync, compared && { result: compared.baseline, ref: compared.ref }), ...writesRows(writes), ...streetRows(streets)];
   const tool = findWrk() ?? 'Node keep-alive generator (no wrk on the PATH)';
   console.log('');
   console.log(renderTable(rows));
@@ -123,6 +126,7 @@ try {
     sync,
     syncBaseline: compared ? { ref: compared.ref, result: compared.baseline } : undefined,
     writes,
+    streets,
   };
   writeFileSync(file, JSON.stringify(report, null, 2));
   console.log(`results written to ${file}`);

@@ -38,6 +38,7 @@ const FRESH: Record<number, string> = {
   15: 'ffa67db7e63ea91d635a1ffab4eb696613c3ed6124136528370b1f7abbb4d92c',
   16: '8a15e26edcd4a52e605321c48c88776ca85dc5acad4790aa22fa57253d898c60',
   17: 'b07c11f1b1428186972c6bc96bb8e94290287a68519868ccab487285217b3f4d',
+  18: 'e259e9698c0f271a292853c46b8990d0c359e428b7c47e8ee3541281141c2140',
 };
 
 /** The same, for a database with POIs written at version 3 and upgraded one version at a time. */
@@ -56,6 +57,7 @@ const UPGRADE: Record<number, string> = {
   15: 'c7a32da655beca42b4515d1fdb4d2c1a08f4015aa19f1d4fbad0f21999ba3a9c',
   16: '393074c7332427a5d9966618966b4ff199b292773f9e5a934ee84051c2b3d9a0',
   17: '1d864e3b6ae22bf9bae3c15bd96b15984d318c08c45104e9b155f74cbfae0746',
+  18: 'fee1ba3725e714bc85399c5a0d852ae9a6dcb86bd78e59bac1a833b51aec22a8',
 };
 
 /** Every code point but the lone surrogates, each as a string of its own. */

@@ -14,12 +14,13 @@ import { expect, screenshotPath, test } from './fixtures.js';
  */
 let dir: string;
 let running: RunningConsole;
+let clientId: string;
 
 test.beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'poi-e2e-first-start-'));
   const file = prepareDataDir(dir);
   const seed = openCore({ file });
-  seed.clients.create({ name: 'First start' });
+  clientId = seed.clients.create({ name: 'First start' }).client_id;
   // Offline is the page's requests aborted: the server must not fetch tiles on its behalf.
   seed.settings.setMap({ ...seed.settings.map(), tileCacheMb: 0 });
   seed.close();
@@ -59,4 +60,22 @@ test('on a first start with no network, the map opens on the sample city, with s
   await form.getByRole('button', { name: 'Save POI' }).click();
   await expect(page.getByRole('region', { name: 'POI details' }).getByTestId('poi-title')).toHaveText('Duboce Park corner');
   await expect(page.locator('.leaflet-marker-icon[title="Duboce Park corner"]')).toBeVisible();
+});
+
+test("a POI geocoded there offline gets its street and cross street from the sample's tiles, and its history says so", async ({ page }) => {
+  await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
+  await page.goto(running.url);
+  // Haight St, 15 m east of Ashbury St.
+  const response = await page.request.post(`${new URL(running.url).origin}/console/api/pois.add`, {
+    data: { clientId, fields: { name: 'Haight corner', lat: 37.77003, lng: -122.44683, categories: [1], geocode: true } },
+    headers: { authorization: 'Bearer first-start-console-token' },
+  });
+  expect(await response.json()).toMatchObject({ ok: true, value: { address: 'Haight St', cross_street: 'Ashbury St', city: 'San Francisco' } });
+  await page.getByLabel('Search (name and description)').fill('Haight corner');
+  await page.getByRole('button', { name: 'Find' }).click();
+  await page.getByRole('list', { name: 'Search results' }).getByRole('button', { name: 'Haight corner' }).click();
+  await page.getByText('History (1 change)').click();
+  await expect(page.getByRole('list', { name: 'Changes, newest first' })).toContainText(
+    'Geocoded: Address, Cross street from offline map package San Francisco (sample); City, Country from offline places',
+  );
 });

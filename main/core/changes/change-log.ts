@@ -4,6 +4,7 @@ import type { ActivityEntry, IMPORT_PARTS, ImportActivity } from '../../../share
 import type { ChangeReply } from '../../../shared/wire.js';
 import { ServiceError } from '../errors.js';
 import { poiNotFound } from '../pois/pois.js';
+import type { GeocodedFields } from './geocoded-fields.js';
 
 /** A row of `changes` as the log stores it (migrations 007 and 010). */
 export interface ChangeRow {
@@ -45,7 +46,7 @@ interface Group {
   importId: string;
 }
 
-const reply = (row: ChangeRow): ChangeReply => ({
+const reply = (row: ChangeRow, geocoded: GeocodedFields): ChangeReply => ({
   seq: row.seq,
   at: formatIso(row.at),
   entity: row.entity,
@@ -55,6 +56,7 @@ const reply = (row: ChangeRow): ChangeReply => ({
   fields: changedFields(row),
   actor: { kind: row.actor_kind, id: row.actor_id },
   undoes: row.undoes,
+  geocoded: row.entity === 'poi' && row.op !== 'delete' ? geocoded.of(row.seq) : null,
 });
 
 /** What the activity list shows: whose changes, of what, before which point (pages go back in time). */
@@ -94,7 +96,10 @@ export class ChangeLog {
   private readonly importLabel: Statement<[string], string>;
   private readonly importPage: Record<ImportPart, Statement<{ id: string; client: string; before: number; limit: number }, ChangeRow>>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly geocoded: GeocodedFields,
+  ) {
     // The POI itself (its categories among its fields) and its reports, newest first.
     // With the history of the POIs merged into it (main/core/pois/merge.ts).
     this.ofPoi = db.prepare(
@@ -128,7 +133,7 @@ export class ChangeLog {
    * 404 when the client never had that POI.
    */
   poiHistory(clientId: string, poiId: number, limit = 1000): ChangeReply[] {
-    const changes = this.ofPoi.all({ poi: poiId, client: clientId, limit }).map(reply);
+    const changes = this.ofPoi.all({ poi: poiId, client: clientId, limit }).map((row) => reply(row, this.geocoded));
     if (changes.length === 0) throw poiNotFound(poiId);
     return changes;
   }
@@ -153,7 +158,7 @@ export class ChangeLog {
         before = row.seq;
         if (row.client_id !== clientId || (filter.actor && row.actor_kind !== filter.actor) || (filter.entity && row.entity !== filter.entity)) continue;
         const group = this.groupOf(row);
-        if (!group) entries.push({ kind: 'change', change: reply(row) });
+        if (!group) entries.push({ kind: 'change', change: reply(row, this.geocoded) });
         else {
           const key = `${group.part}:${group.importId}`;
           const q = { id: group.importId, client: clientId, entity: filter.entity ?? null };
@@ -178,7 +183,7 @@ export class ChangeLog {
       throw new ServiceError('NOT_FOUND', `no import ${filter.importId} in this client application`, 'importId');
     }
     const rows = this.importPage[filter.part].all({ id: filter.importId, client: clientId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit });
-    return { changes: rows.map(reply), next: rows.length === filter.limit ? rows.at(-1)!.seq : null };
+    return { changes: rows.map((row) => reply(row, this.geocoded)), next: rows.length === filter.limit ? rows.at(-1)!.seq : null };
   }
 
   private groupOf(row: ChangeRow): Group | undefined {

@@ -18,6 +18,9 @@ export interface NominatimOptions {
   language?: string;
 }
 
+/** How the POI's history names this provider when it filled a field. */
+export const NOMINATIM_SOURCE = 'Nominatim';
+
 export const DEFAULT_TIMEOUT_MS = 1500;
 export const DEFAULT_MIN_INTERVAL_MS = 1000;
 const DEFAULT_USER_AGENT = 'poi-membership-desktop/0.1 (POI admin service; reverse geocoding of POI coordinates)';

@@ -77,6 +77,9 @@ interface CityTable {
   readonly coder: CountryCoder;
 }
 
+/** How the POI's history names this geocoder when it filled a field. */
+export const OFFLINE_SOURCE = 'offline places';
+
 export interface LoadStats {
   cities: number;
   ms: number;

@@ -5,7 +5,8 @@ import type { PoiReply } from '../../../shared/wire.js';
 import type { Categories } from '../categories/categories.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
-import type { GeocodedAddress, Geocoder } from '../geocode/geocoder.js';
+import { reverseSourced, type AddressSources, type GeocodedAddress, type Geocoder, type SourcedAddress } from '../geocode/geocoder.js';
+import type { GeocodedFields } from '../changes/geocoded-fields.js';
 import { geocodeByDefault } from './geocode-rule.js';
 import { categoryIds, type PoiRow } from './poi-row.js';
 import type { PoiStore } from './poi-store.js';
@@ -14,6 +15,10 @@ import { NO_WARNINGS, poiReply } from './reply.js';
 import type { ReplyCache } from './reply-cache.js';
 import type { Author } from '../tokens/tokens.js';
 import type { WarningStore } from '../warnings/warnings.js';
+
+/** The sources of the fields of `found` that `kept` says were written. */
+const sourcesOf = (found: SourcedAddress, kept: (field: (typeof ADDRESS_FIELDS)[number]) => boolean): AddressSources =>
+  Object.fromEntries(ADDRESS_FIELDS.flatMap((field) => (found.fields[field] !== undefined && found.sources[field] !== undefined && kept(field) ? [[field, found.sources[field]]] : [])));
 
 export const poiNotFound = (id: number): ServiceError =>
   new ServiceError('NOT_FOUND', `no POI ${id} in this client application`, 'poi');
@@ -34,6 +39,7 @@ export class Pois {
     private readonly warnings: WarningStore,
     private readonly geocoder: Geocoder,
     private readonly cache: ReplyCache,
+    private readonly geocoded: GeocodedFields,
   ) {}
 
   /** Whether this request geocodes: its own geocode, else the platform's date rule (docs/api-spec.md#geocoding). */
@@ -44,18 +50,22 @@ export class Pois {
   /** `author` is null for the console's operator, who writes for no member. */
   /** `input` is checked by the caller's transport (the API's or the console's schema), once. */
   async add(clientId: string, author: Author | null, input: ValidAddPoi, actor: Actor = author?.actor ?? CONSOLE): Promise<PoiReply> {
-    let found: GeocodedAddress = {};
+    let found: SourcedAddress = { fields: {}, sources: {} };
     if (this.geocodes(input.geocode)) {
       // Refuse bad categories before spending time on geocoding; they are checked again below.
       this.categories.assertUsable(clientId, input.categories);
-      found = await this.geocoder.reverse(input.lat, input.lng);
+      found = await reverseSourced(this.geocoder, input.lat, input.lng);
     }
-    const row = this.newRow(clientId, author, input, found, this.clock.now());
+    const row = this.newRow(clientId, author, input, found.fields, this.clock.now());
+    // The fields the request left to geocoding, and who filled them: for the POI's history.
+    const filled = sourcesOf(found, (field) => input[field] === undefined);
     const [id, categories] = await this.writes.run(actor, () => {
       author?.assertStillValid();
       // Inside the write: categories may have been deleted while we were geocoding.
       const usable = this.categories.assertUsable(clientId, input.categories);
-      return [this.store.insert(row), usable] as const;
+      const inserted = this.store.insert(row);
+      this.geocoded.record(inserted, filled);
+      return [inserted, usable] as const;
     });
     // Built from what was written rather than read back: a new POI has no reports yet, and its
     // categories come in id order, as a read would give them.
@@ -107,8 +117,8 @@ export class Pois {
     if (!this.store.get(clientId, input.poi)) throw poiNotFound(input.poi);
     if (input.categories) this.categories.assertUsable(clientId, input.categories);
     const moved = input.lat != null && input.lng != null;
-    const found: GeocodedAddress | undefined =
-      moved && this.geocodes(input.geocode) ? await this.geocoder.reverse(input.lat!, input.lng!) : undefined;
+    const found: SourcedAddress | undefined =
+      moved && this.geocodes(input.geocode) ? await reverseSourced(this.geocoder, input.lat!, input.lng!) : undefined;
     await this.writes.run(actor, () => {
       author?.assertStillValid();
       // Read again inside the write: another update may have landed while we geocoded.
@@ -123,7 +133,7 @@ export class Pois {
       // Unsupplied address fields follow the new position; nothing found keeps the old value (docs/api-spec.md#geocoding).
       if (found) {
         for (const field of ADDRESS_FIELDS) {
-          if (input[field] === undefined) next[field] = found[field] ?? current[field];
+          if (input[field] === undefined) next[field] = found.fields[field] ?? current[field];
         }
       }
       if (input.categories) next.category_ids = categoryIds(input.categories);
@@ -131,6 +141,7 @@ export class Pois {
       if (!changed) return;
       next.updated_at = Math.max(this.clock.now(), current.updated_at + 1);
       this.store.update(next);
+      if (found) this.geocoded.record(input.poi, sourcesOf(found, (field) => input[field] === undefined && next[field] !== current[field]));
     });
     return this.reply(clientId, input.poi);
   }

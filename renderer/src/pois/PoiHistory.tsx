@@ -1,7 +1,18 @@
+import { POI_FIELDS } from '../../../shared/poi-fields';
 import { fieldLines, undoable, VERB, who } from '../activity/changeText';
 import { useUndoChange } from '../activity/mutations';
 import { FormError } from '../ui/Field';
 import { usePoiHistory } from './queries';
+
+/** Where geocoding found a change's address fields: "Address, Cross street from offline map package …; City, Country from offline places". */
+function geocodedText(geocoded: Record<string, string>): string {
+  const bySource = new Map<string, string[]>();
+  for (const f of POI_FIELDS) {
+    const source = geocoded[f.wire];
+    if (source !== undefined) bySource.set(source, [...(bySource.get(source) ?? []), f.label]);
+  }
+  return [...bySource].map(([source, labels]) => `${labels.join(', ')} from ${source}`).join('; ');
+}
 
 /** Who changed what and when, with old and new values, newest first; the newest change can be undone. */
 export function PoiHistory({ clientId, poi }: { clientId: string; poi: number }) {
@@ -30,6 +41,7 @@ export function PoiHistory({ clientId, poi }: { clientId: string; poi: number })
               {new Date(c.at).toLocaleString()}: {c.entity === 'warning' ? `a report ${VERB[c.op]}` : VERB[c.op]} by {who(c.actor)}
               {c.undoes !== null && ` (undo of change ${c.undoes})`}
             </p>
+            {c.geocoded && <p>Geocoded: {geocodedText(c.geocoded)}</p>}
             {c.op === 'update' && (
               <ul>
                 {fieldLines(c).map((l) => (

@@ -16,6 +16,7 @@ import { migration014 } from './014-sync-identity.js';
 import { migration015 } from './015-jobs.js';
 import { migration016 } from './016-name-lookup.js';
 import { migration017 } from './017-grid-where-dense.js';
+import { migration018 } from './018-geocoded-fields.js';
 
 /** In version order; a new schema version is one new file and one line here. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016, migration017];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016, migration017, migration018];
