@@ -93,11 +93,16 @@ test('with the device as the source, Add at my position opens the form at the em
   await form.getByLabel('Categories', { exact: true }).selectOption({ label: 'Shop' });
   await page.screenshot({ path: screenshotPath('add-at-my-position') });
   await form.getByRole('button', { name: 'Save POI' }).click();
-  await expect(page.getByRole('region', { name: 'POI details' }).getByTestId('poi-title')).toHaveText('Kiosk at the corner');
+  const details = page.getByRole('region', { name: 'POI details' });
+  await expect(details.getByTestId('poi-title')).toHaveText('Kiosk at the corner');
+  // Offline (every request off this computer aborted), the street and its crossing come from the sample city's tiles.
+  await expect(details.locator('[data-field="address"]')).toHaveText('Divisadero St');
+  await expect(details.locator('[data-field="cross_street"]')).toHaveText('Haight St');
+  await page.screenshot({ path: screenshotPath('address-offline') });
 
   const pois = await consoleCall<PoiReply[]>(page, 'pois.search', { clientId, filter: {} });
   expect(pois).toHaveLength(1);
-  expect(pois[0]).toMatchObject({ latitude: 37.7715, longitude: -122.4374, accuracy: 4.2, vaccuracy: 6.5, elevation });
+  expect(pois[0]).toMatchObject({ latitude: 37.7715, longitude: -122.4374, accuracy: 4.2, vaccuracy: 6.5, elevation, address: 'Divisadero St', cross_street: 'Haight St' });
 });
 
 test('a fix worse than asked is shown as such; the form opens by itself once a good one comes, or at once when taken anyway', async ({ page }) => {
