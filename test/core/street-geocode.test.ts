@@ -372,16 +372,28 @@ describe('imports and the /1/ API geocode through the same streets', () => {
   it('an import of a CSV with geocoding fills the streets offline', async () => {
     await importSample();
     const client = core.clients.create({ name: 'c' }).client_id;
-    const csv = `name,lat,lng,categories\nCorner shop,${HAIGHT_ASHBURY.lat},${HAIGHT_ASHBURY.lng},1\nPark bench,37.7684,-122.4413,1\n`;
+    const csv = `name,lat,lng,categories,address\nCorner shop,${HAIGHT_ASHBURY.lat},${HAIGHT_ASHBURY.lng},1,\nPark bench,37.7684,-122.4413,1,\nOwn words,${HAIGHT_ASHBURY.lat},${HAIGHT_ASHBURY.lng},1,Our address\n`;
     const report = await core.importPois(client, Readable.from([Buffer.from(csv)]), 'csv', { geocode: true });
-    expect(report).toMatchObject({ added: 2, refused: [] });
+    expect(report).toMatchObject({ added: 3, refused: [] });
     const pois = await core.console['pois.search']({ clientId: client, filter: { total: 10 } });
     expect(pois).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ name: 'Corner shop', address: 'Haight St', cross_street: 'Ashbury St', city: 'San Francisco' }),
         expect.objectContaining({ name: 'Park bench', address: null, city: 'San Francisco' }),
+        expect.objectContaining({ name: 'Own words', address: 'Our address', cross_street: 'Ashbury St' }),
       ]),
     );
+    // Each row's history names where its geocoded fields came from, and only those the row left empty.
+    const geocodedOf = async (name: string): Promise<unknown> => {
+      const poi = pois.find((p) => p.name === name)!;
+      const [created] = await core.console['pois.history']({ clientId: client, poi: poi.id });
+      return created?.geocoded;
+    };
+    const sample = 'offline map package San Francisco (sample)';
+    expect(await geocodedOf('Corner shop')).toMatchObject({ address: sample, cross_street: sample });
+    const own = (await geocodedOf('Own words')) as Record<string, string>;
+    expect(own).toMatchObject({ cross_street: sample });
+    expect(own.address).toBeUndefined();
   });
 
   it('pois/add.json with geocode=true fills the streets offline', async () => {

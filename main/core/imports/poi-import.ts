@@ -9,6 +9,7 @@ import { foldText } from '../../../shared/text-fold.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../services.js';
 import { ImportTwins, type Twin } from './import-twins.js';
+import { reverseSourced, type SourcedAddress } from '../geocode/geocoder.js';
 import { newUuid } from '../store/new-uuid.js';
 import type { UndoProgress } from '../changes/undo.js';
 import type { Actor } from '../store/write-path.js';
@@ -186,6 +187,8 @@ export async function importPois(s: Services, clientId: string, source: Readable
   };
 
   const pending: ValidAddPoi[] = [];
+  /** What geocoding found for each pending row, when the import geocodes. */
+  const pendingFound: SourcedAddress[] = [];
   /** Each pending row's line (or feature), and its twin among the file's earlier rows, taken as it was read. */
   const pendingWhere: string[] = [];
   const pendingFileTwins: Array<Twin | undefined> = [];
@@ -202,13 +205,14 @@ export async function importPois(s: Services, clientId: string, source: Readable
     flagPending();
     if (!options.dryRun) {
       const t0 = performance.now();
-      s.pois.addMany(clientId, pending, actor);
+      s.pois.addMany(clientId, pending, actor, options.geocode ? pendingFound : undefined);
       const perRow = (performance.now() - t0) / pending.length;
       batchLimit = Math.max(10, Math.min(BATCH, Math.floor(FLUSH_MS / Math.max(perRow, 1e-3))));
       twins.written();
     }
     report.added += pending.length;
     pending.length = 0;
+    pendingFound.length = 0;
   };
   let turnStarted = performance.now();
   /** Writes what is pending and lets other requests in, once this turn has run its time. */
@@ -302,12 +306,8 @@ export async function importPois(s: Services, clientId: string, source: Readable
         continue;
       }
       if (skipIdentical(r.where, checked.data)) continue;
-      if (options.geocode) {
-        flagDuplicate(r.where, checked.data, twins.twin(checked.data));
-        if (!options.dryRun) await s.pois.add(clientId, null, checked.data, actor);
-        report.added++;
-        continue;
-      }
+      // Geocoded here, written with the batch: one transaction per row made a geocoded import 2.6x slower.
+      if (options.geocode && !options.dryRun) pendingFound.push(await reverseSourced(s.geocoder, checked.data.lat, checked.data.lng));
       pendingFileTwins.push(twins.fileTwin(checked.data));
       pendingWhere.push(r.where);
       pending.push(checked.data);

@@ -73,15 +73,19 @@ export class Pois {
   }
 
   /**
-   * Many POIs in one transaction (an import's batch): all go in, or none. No geocoding here; an
-   * import that asks for it geocodes each row first and passes the address fields.
+   * Many POIs in one transaction (an import's batch): all go in, or none. No geocoding here: an
+   * import that asks for it geocodes each row first and passes what was found, by row, which
+   * fills the fields the row left empty and is recorded in the history as `add` does.
    */
-  addMany(clientId: string, inputs: readonly ValidAddPoi[], actor: Actor = CONSOLE): number[] {
+  addMany(clientId: string, inputs: readonly ValidAddPoi[], actor: Actor = CONSOLE, found?: ReadonlyArray<SourcedAddress | undefined>): number[] {
     const now = this.clock.now();
     return this.writes.now(actor, () =>
-      inputs.map((input) => {
+      inputs.map((input, i) => {
         this.categories.assertUsable(clientId, input.categories);
-        return this.store.insert(this.newRow(clientId, null, input, {}, now));
+        const geocoded = found?.[i];
+        const id = this.store.insert(this.newRow(clientId, null, input, geocoded?.fields ?? {}, now));
+        if (geocoded) this.geocoded.record(id, sourcesOf(geocoded, (field) => input[field] === undefined));
+        return id;
       }),
     );
   }
