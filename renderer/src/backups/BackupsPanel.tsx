@@ -57,6 +57,8 @@ function BackupItem({ backup, busy, onRestore }: { backup: BackupInfo; busy: boo
   const remove = useRemoveBackup();
   const confirm = useConfirm();
   const when = readableDate(backup.takenAt);
+  // The kind too: a daily backup and one taken by hand can share a second, and each button must be told apart by its name.
+  const which = `the backup of ${when} (${KIND[backup.kind]})`;
   return (
     <li className="item">
       <div className="item-main">
@@ -67,7 +69,7 @@ function BackupItem({ backup, busy, onRestore }: { backup: BackupInfo; busy: boo
       <div className="actions">
         <button
           type="button"
-          aria-label={`Restore the backup of ${when}`}
+          aria-label={`Restore ${which}`}
           disabled={busy}
           onClick={() => {
             const question = { title: 'Restore a backup', text: `Replace all the data with the backup of ${when}? The current data is backed up first.`, yes: 'Restore', no: 'Keep the current data', destructive: true };
@@ -78,7 +80,7 @@ function BackupItem({ backup, busy, onRestore }: { backup: BackupInfo; busy: boo
         </button>
         <button
           type="button"
-          aria-label={`Remove the backup of ${when}`}
+          aria-label={`Remove ${which}`}
           disabled={busy || remove.isPending}
           onClick={() => {
             const question = { title: 'Remove a backup', text: `Remove the backup of ${when} from this computer?`, yes: 'Remove backup', no: 'Keep it', destructive: true };
