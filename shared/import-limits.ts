@@ -34,3 +34,10 @@ export const MAX_JSON_DEPTH = 32;
  * POI file past 4 GiB is more likely a mistake than data (35 million rows of a typical export).
  */
 export const MAX_IMPORT_FILE_BYTES = 4 * 1024 ** 3;
+
+/**
+ * The most bytes of a file an import's reader takes in one turn of the event loop
+ * (main/core/imports/records.ts cuts bigger chunks; the GeoJSON reader hands the parser no more
+ * at a time, so the tokens of one piece are all that wait in memory).
+ */
+export const IMPORT_SLICE_BYTES = 16 * 1024;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { IMPORT_SLICE_BYTES } from '../../main/core/imports/records.js';
+import { IMPORT_SLICE_BYTES } from '../../shared/import-limits.js';
 import { testCore } from '../support/core.js';
 
 /**

@@ -1,7 +1,7 @@
 import StreamJson from 'stream-json';
 import type { Readable } from 'node:stream';
 import { targetOf } from '../../../shared/import-columns.js';
-import { MAX_FEATURE_BYTES, MAX_JSON_DEPTH } from '../../../shared/import-limits.js';
+import { IMPORT_SLICE_BYTES, MAX_FEATURE_BYTES, MAX_JSON_DEPTH } from '../../../shared/import-limits.js';
 import { ServiceError } from '../errors.js';
 import { splitCategoryNames } from './category-names.js';
 import type { ImportRecord } from './format.js';
@@ -228,8 +228,6 @@ class CollectionWalker {
 
 const { parser } = StreamJson;
 
-/** The bytes handed to the parser at a time: the tokens of one piece wait in memory until the importer takes them. */
-const SLICE = 16 * 1024;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** U+FFFD, what the parser's own decoder would have made of invalid bytes. */
 const REPLACEMENT = Buffer.from([0xef, 0xbf, 0xbd]);
@@ -299,7 +297,7 @@ export async function* geojsonRecords(source: Readable, onHeader: (ignored: stri
   try {
     for await (const chunk of source) {
       const bytes: Buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      for (let at = 0; at < bytes.length; at += SLICE) yield* written(utf8.push(bytes.subarray(at, at + SLICE)));
+      for (let at = 0; at < bytes.length; at += IMPORT_SLICE_BYTES) yield* written(utf8.push(bytes.subarray(at, at + IMPORT_SLICE_BYTES)));
     }
     yield* written(utf8.end());
     tokens.end();
