@@ -2,7 +2,7 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { MAX_TILE_BYTES, vectorSchema } from '../../../shared/maps.js';
 import { BadPackage, tileRangeBounds, type ArchiveInfo, type TileArchive } from './archive.js';
 import { tileSource, type TileSource } from './mbtiles-schema.js';
-import { inflated, sniffTileFormat, vectorLayers } from './tile-bytes.js';
+import { inflatedOffLoop, sniffTileFormat, vectorLayers } from './tile-bytes.js';
 import { bindingOption } from '../store/database-file.js';
 
 /** Tiles read to learn a vector package's layers when its metadata does not list them. */
@@ -83,7 +83,7 @@ export class MbtilesArchive implements TileArchive {
     const row = this.byTile.get(z, x, 2 ** z - 1 - y);
     if (!row || row.size === 0) return null;
     if (row.tile_data === null) throw tooBig(row.size);
-    return inflated(row.tile_data);
+    return inflatedOffLoop(row.tile_data);
   }
 
   close(): void {

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Compression, PMTiles, SharedPromiseCache, TileType, type DecompressFunc, type RangeResponse, type Source } from 'pmtiles';
 import { MAX_DIRECTORY_BYTES, MAX_INFLATED_TILE_BYTES, MAX_TILE_BYTES, vectorSchema, type TileFormat } from '../../../shared/maps.js';
 import { BadPackage, type ArchiveInfo, type TileArchive } from './archive.js';
-import { gunzipAtMost, vectorLayers } from './tile-bytes.js';
+import { gunzipAtMostOffLoop, vectorLayers } from './tile-bytes.js';
 
 const FORMATS: Partial<Record<TileType, TileFormat>> = {
   [TileType.Mvt]: 'pbf',
@@ -27,7 +27,7 @@ function inflater(limit: number, noun: string): DecompressFunc {
       throw new BadPackage(`a ${noun} is compressed with ${UNREAD[compression] ?? `method ${compression}`}, which the map does not read (only gzip or none)`);
     }
     // A copy: the inflated Buffer may be a view of a larger one, and the reader takes the whole ArrayBuffer.
-    return new Uint8Array(gunzipAtMost(new Uint8Array(stored), limit, noun)).buffer;
+    return new Uint8Array(await gunzipAtMostOffLoop(new Uint8Array(stored), limit, noun)).buffer;
   };
 }
 

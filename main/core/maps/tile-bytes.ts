@@ -1,6 +1,7 @@
 import { VectorTile } from '@mapbox/vector-tile';
 import Pbf from 'pbf';
-import { gunzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip, gunzipSync } from 'node:zlib';
 import { MAX_INFLATED_TILE_BYTES, type TileFormat } from '../../../shared/maps.js';
 import { BadPackage } from './archive.js';
 
@@ -16,14 +17,38 @@ export function gunzipAtMost(bytes: Uint8Array, limit: number, noun: string): Bu
   try {
     return gunzipSync(bytes, { maxOutputLength: limit });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new BadPackage(`a ${noun} inflates to more than ${limit / 1024 ** 2} MiB, the most a ${noun} may hold`);
-    throw new BadPackage(`a gzipped ${noun} cannot be inflated: ${(error as Error).message}`);
+    throw inflateRefusal(error, limit, noun);
   }
+}
+
+const gunzipAsync = promisify(gunzip);
+
+/**
+ * The same, inflated on libuv's thread pool: tiles are inflated while the app serves (the map's
+ * tile route, the street geocoder), and a tile of a stranger's package that inflates to tens of
+ * MiB would hold the event loop for the whole inflate (tens of milliseconds).
+ */
+export async function gunzipAtMostOffLoop(bytes: Uint8Array, limit: number, noun: string): Promise<Buffer> {
+  try {
+    return await gunzipAsync(bytes, { maxOutputLength: limit });
+  } catch (error) {
+    throw inflateRefusal(error, limit, noun);
+  }
+}
+
+function inflateRefusal(error: unknown, limit: number, noun: string): BadPackage {
+  if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return new BadPackage(`a ${noun} inflates to more than ${limit / 1024 ** 2} MiB, the most a ${noun} may hold`);
+  return new BadPackage(`a gzipped ${noun} cannot be inflated: ${(error as Error).message}`);
 }
 
 /** A vector tile as the page parses it: MBTiles often stores them gzipped, PMTiles' reader already inflated them. */
 export function inflated(bytes: Uint8Array): Uint8Array {
   return isGzip(bytes) ? gunzipAtMost(bytes, MAX_INFLATED_TILE_BYTES, 'tile') : bytes;
+}
+
+/** The same, off the event loop (gunzipAtMostOffLoop), for tiles read while the app serves. */
+export async function inflatedOffLoop(bytes: Uint8Array): Promise<Uint8Array> {
+  return isGzip(bytes) ? gunzipAtMostOffLoop(bytes, MAX_INFLATED_TILE_BYTES, 'tile') : bytes;
 }
 
 /** What a tile holds, from its first bytes (MBTiles' `format` is optional and sometimes wrong). */
