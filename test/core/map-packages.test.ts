@@ -262,6 +262,25 @@ describe('map packages: removal and leftovers', () => {
     expect(() => core.console['maps.remove']({ id: pkg.id })).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
   });
 
+  it('keeps its list while the folder is unchanged, and sees a package another process removed or imported', async () => {
+    const file = join(dir, 'a.pmtiles');
+    writePmtiles(file, { format: 'png', name: 'a', tiles: rasterTiles([{ z: 0, x: 0, y: 0 }], [9, 9, 9]) });
+    const pkg = await core.maps.importFile(file);
+    const maps = join(dir, 'maps');
+    // Settled: the folder last changed over a second ago, so its list is kept.
+    const past = (Date.now() - 5_000) / 1000;
+    utimesSync(maps, past, past);
+    expect(core.maps.list().map((p) => p.id)).toEqual([pkg.id]);
+    const description = join(maps, `${pkg.id}.json`);
+    const kept = readFileSync(description, 'utf8');
+    // Another process (the CLI) removes it: the folder's time moves, the list follows.
+    rmSync(description);
+    expect(core.maps.list()).toEqual([]);
+    // And puts it back.
+    writeFileSync(description, kept);
+    expect(core.maps.list().map((p) => p.id)).toEqual([pkg.id]);
+  });
+
   it('sweeps what an interrupted import left an hour ago, and leaves a fresh one to the import still running', async () => {
     const file = join(dir, 'a.pmtiles');
     writePmtiles(file, { format: 'png', name: 'a', tiles: rasterTiles([{ z: 0, x: 0, y: 0 }], [9, 9, 9]) });

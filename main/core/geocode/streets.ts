@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { VectorTile, type VectorTileFeature } from '@mapbox/vector-tile';
 import Pbf from 'pbf';
 import type { MapPackage } from '../../../shared/maps.js';
+import { EARTH_RADIUS_M } from '../pois/geo.js';
 import { assertCoordinate, compactSourced, type AddressSources, type GeocodedAddress, type SourcedAddress, type SourcedGeocoder } from './geocoder.js';
 
 /**
@@ -75,7 +76,6 @@ const DECODE_SLICE_MS = 4;
 /** Tiles read around the point at most, per side, at a package's highest zoom (tiles smaller than the limit). */
 const MAX_TILES_ACROSS = 3;
 
-const EARTH_RADIUS_M = 6_371_008.8;
 const METRES_PER_DEGREE = (Math.PI / 180) * EARTH_RADIUS_M;
 
 /** How the history names a package that filled a field. */

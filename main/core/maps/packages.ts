@@ -50,6 +50,8 @@ const cancelled = (): Error => new Error('the import was cancelled: nothing of i
 
 /** How old a leftover of an interrupted import must be before it is deleted. */
 const STALE_MS = 60 * 60 * 1000;
+/** Past the file system's clock tick (a few ms; a second on some): a folder unchanged this long keeps its list (MapPackages.list). */
+const LISTED_SETTLED_MS = 1_000;
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
 /** Which container a file is, from its first bytes (not its name). */
@@ -131,15 +133,32 @@ export class MapPackages {
     return join(dir, `.upload-${newUuid(this.now())}.part`);
   }
 
+  /**
+   * The list as last read, by the folder's modification time. The tile route asks for it at
+   * every tile and the street geocoder at every lookup (every row of a geocoded import), and a
+   * package comes and goes only by a rename or an unlink in the folder (this process's or the
+   * CLI's), which moves that time. Kept only when the folder last changed over LISTED_SETTLED_MS
+   * before the read: a change in the same tick of the file system's clock cannot go unseen.
+   */
+  private listed: { mtimeMs: number; packages: MapPackage[] } | undefined;
+
   list(): MapPackage[] {
     if (this.dir === undefined || !existsSync(this.dir)) return [];
+    const mtimeMs = statSync(this.dir).mtimeMs;
+    if (this.listed?.mtimeMs === mtimeMs) return [...this.listed.packages];
+    const packages = this.readList(this.dir);
+    this.listed = Date.now() - mtimeMs > LISTED_SETTLED_MS ? { mtimeMs, packages } : undefined;
+    return [...packages];
+  }
+
+  private readList(dir: string): MapPackage[] {
     const found: MapPackage[] = [];
-    for (const entry of readdirSync(this.dir)) {
+    for (const entry of readdirSync(dir)) {
       const id = entry.slice(0, -'.json'.length);
       if (!entry.endsWith('.json') || !ID.test(id)) continue;
       try {
-        const described = JSON.parse(readFileSync(join(this.dir, entry), 'utf8')) as MapPackage;
-        if (existsSync(fileOf(this.dir, described))) found.push(described);
+        const described = JSON.parse(readFileSync(join(dir, entry), 'utf8')) as MapPackage;
+        if (existsSync(fileOf(dir, described))) found.push(described);
       } catch {
         // A description that cannot be read is not listed; its package can be imported again.
       }
