@@ -24,7 +24,7 @@ import { Pois } from './pois/pois.js';
 import { PoiQueries } from './pois/queries.js';
 import { WarningStore } from './warnings/warnings.js';
 import { SettingsStore } from './settings/settings.js';
-import { openDatabase, type Database } from './store/database.js';
+import { openDatabase, openSideConnection, type Database } from './store/database.js';
 import { Location } from './location/location.js';
 import { WritePath } from './store/write-path.js';
 import { CommitStamp } from './store/commit-stamp.js';
@@ -104,6 +104,8 @@ export interface Services {
   sync: SyncParts;
   /** The one write path (group commit, change log's actor). */
   writes: WritePath;
+  /** Another connection to the database file, for a long writer (store/long-write.ts); none for a database in memory. */
+  sideConnection: (() => Database) | undefined;
   abuse: AbuseGuard;
   /** Offline map packages: files in the data folder, outside the database. */
   maps: MapPackages;
@@ -223,6 +225,7 @@ export function openServices(options: CoreOptions): Services {
     merges: new Merges(db, writes, clock, store, pois),
     sync: syncParts(db, writes, clock, store),
     writes,
+    sideConnection: onDisk ? () => openSideConnection(options.file, options.nativeBinding) : undefined,
     abuse,
     maps,
     read: <T>(work: () => T): T => readTx.deferred(work) as T,

@@ -14,6 +14,7 @@ import { newUuid } from '../store/new-uuid.js';
 import type { UndoProgress } from '../changes/undo.js';
 import type { Actor } from '../store/write-path.js';
 import { importRecords, type ImportRecord } from './records.js';
+import { importWriter } from './import-writer.js';
 
 export interface ImportOptions {
   /** Check every row and report, writing nothing. */
@@ -99,7 +100,9 @@ export async function importPois(s: Services, clientId: string, source: Readable
   const report: ImportReport = {
     importId: actor.id, rows: 0, added: 0, updated: 0, refused: [], refusedCount: 0, ignoredColumns: [], createdCategories: [], possibleDuplicates: [], duplicateCount: 0, identical: [], identicalCount: 0, dryRun: options.dryRun === true, cancelled: false, failed: null, undone: false,
   };
-  const twins = new ImportTwins(s.store, clientId, options.dryRun === true);
+  // A check writes nothing: it needs no writer of its own.
+  const writer = options.dryRun ? undefined : importWriter(s);
+  const twins = new ImportTwins(writer?.store ?? s.store, clientId, options.dryRun === true);
   /** A row that repeats a POI exactly is skipped (unless asked otherwise), and counted. */
   const skipIdentical = (where: string, row: ValidAddPoi): boolean => {
     if (options.addIdentical) return false;
@@ -133,8 +136,10 @@ export async function importPois(s: Services, clientId: string, source: Readable
   };
   const byName = new Map(s.categories.list(clientId, true).map((c) => [foldText(c.Description), c.Id] as const));
   const known = new Set(byName.values());
-  const findPoi = s.db.prepare<[string, string], number>('SELECT id FROM pois WHERE client_id = ? AND uuid = ?').pluck();
-  const hasPoi = s.db.prepare<[string, number], number>('SELECT id FROM pois WHERE client_id = ? AND id = ?').pluck();
+  // On the writer's connection: a row naming a POI this import added, not yet committed, updates it.
+  const reads = writer?.connection ?? s.db;
+  const findPoi = reads.prepare<[string, string], number>('SELECT id FROM pois WHERE client_id = ? AND uuid = ?').pluck();
+  const hasPoi = reads.prepare<[string, number], number>('SELECT id FROM pois WHERE client_id = ? AND id = ?').pluck();
 
   const categoriesOf = (r: ImportRecord): number[] | Refusal => {
     const given = r.values.category_names;
@@ -205,10 +210,11 @@ export async function importPois(s: Services, clientId: string, source: Readable
     flagPending();
     if (!options.dryRun) {
       const t0 = performance.now();
-      s.pois.addMany(clientId, pending, actor, options.geocode ? pendingFound : undefined);
+      writer!.addMany(clientId, pending, actor, options.geocode ? pendingFound : undefined);
       const perRow = (performance.now() - t0) / pending.length;
       batchLimit = Math.max(10, Math.min(BATCH, Math.floor(FLUSH_MS / Math.max(perRow, 1e-3))));
       twins.written();
+      writer!.settle();
     }
     report.added += pending.length;
     pending.length = 0;
@@ -318,12 +324,17 @@ export async function importPois(s: Services, clientId: string, source: Readable
     await readAll();
     // A Cancel that came during the last read still wins: nothing of it stays.
     if (options.signal?.aborted) report.cancelled = true;
-    if (!report.cancelled && report.failed === null) flush();
+    if (!report.cancelled && report.failed === null) {
+      flush();
+      writer?.commit();
+    }
     // Not written, but its report still flags what the rows read resemble.
     else flagPending();
   } catch (error) {
     report.failed = `The import stopped: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
+    // What was not committed goes with the connection: the undo below takes what was.
+    writer?.close();
     // The file is let go whatever happened (a cancel leaves it half read).
     void records.return(undefined);
     source.destroy();

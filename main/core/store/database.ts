@@ -36,6 +36,29 @@ export interface OpenOptions {
  */
 const STORAGE_SETTINGS = ['temp_store = MEMORY', 'wal_autocheckpoint = 10000'] as const;
 
+/** What every connection to the file sets for itself (journal_mode is the file's own). */
+function connectionSettings(db: Database): void {
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  for (const setting of STORAGE_SETTINGS) db.pragma(setting);
+}
+
+/**
+ * One more connection to a file `openDatabase` has opened (checked, migrated) in this process,
+ * with the same settings: for a long writer beside the main connection (long-write.ts).
+ */
+export function openSideConnection(file: string, nativeBinding?: string): Database {
+  const db = new BetterSqlite3(file, { fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
+  try {
+    connectionSettings(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
 /**
  * Opens (creating if needed) and migrates the one database file, or ':memory:'.
  * WAL lets readers run beside the writer; synchronous=FULL makes every acknowledged commit
@@ -65,10 +88,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
   try {
     if (onDisk) makePrivate(file);
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    for (const setting of STORAGE_SETTINGS) db.pragma(setting);
+    connectionSettings(db);
     // The change log's triggers call these; the core's write path replaces them with its own.
     registerChangeFunctions(db, options.now ?? Date.now, () => undefined);
     if (existed && statSync(file).size <= QUICK_CHECK_MAX_BYTES) {
