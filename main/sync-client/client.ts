@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { conflictReply, helloReply, MAX_PUSH, pullReply, pushReply, type ConflictReply, type LogMark, type PushedChange } from '../../shared/sync.js';
+import { conflictReply, helloReply, MAX_PUSH, pullReply, pushReply, type ConflictReply, type LogMark, type PullReply, type PushedChange } from '../../shared/sync.js';
 import { newUuid } from '../core/store/new-uuid.js';
 import type { SyncCore } from '../core/sync/sync-parts.js';
 
@@ -163,16 +163,23 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
 
   let total: number | undefined;
   const own = state.read().resync;
-  for (let cursor = state.read().cursor; ; ) {
-    // The first page also says how many rows wait: the progress bar's total.
-    const query = `/sync/pull?after=${cursor}${total === undefined ? '&count=1' : ''}${own ? '&own=1' : ''}`;
-    const page = checked(pullReply, await call<unknown>(target, query), '/sync/pull');
+  // The first page also says how many rows wait: the progress bar's total.
+  const pageAfter = (cursor: number, first: boolean): Promise<PullReply> => {
+    const asked = call<unknown>(target, `/sync/pull?after=${cursor}${first ? '&count=1' : ''}${own ? '&own=1' : ''}`).then((body) => checked(pullReply, body, '/sync/pull'));
+    // Heard when awaited; a page asked for ahead and never awaited (the sync stopped) is let go.
+    asked.catch(() => undefined);
+    return asked;
+  };
+  for (let coming = pageAfter(state.read().cursor, true); ; ) {
+    const page = await coming;
+    // The next page is asked for before this one is written: the central's query and the
+    // transfer overlap the local transaction. The central keeps no cursor: asking ahead is free.
+    if (page.more) coming = pageAfter(page.cursor, false);
     total ??= page.remaining;
     const pending = core.sync.pending(hello.client_id, state.read().pushed);
     core.sync.inbox.apply(hello.client_id, page.rows, pending, () => state.write({ cursor: page.cursor, ...(page.more ? {} : { resync: false }) }));
     report.pulled += page.rows.length;
     onProgress?.('pull', report.pulled, total);
-    cursor = page.cursor;
     if (!page.more) break;
   }
   report.setAside = core.sync.inbox.retry(hello.client_id, core.sync.pending(hello.client_id, state.read().pushed));
