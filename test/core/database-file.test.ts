@@ -4,11 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closedCleanly } from '../../main/core/store/clean-close.js';
 import { openDatabase } from '../../main/core/store/database.js';
+import { openCore } from '../support/core.js';
 import type { Migration } from '../../main/core/store/migration.js';
 import { MIGRATIONS } from '../../main/core/store/migrations/index.js';
 import { prepareDataDir } from '../../main/data-dir.js';
 
+const root = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
 const tempDir = (): string => {
   const dir = mkdtempSync(join(tmpdir(), 'poi-file-'));
@@ -156,5 +159,68 @@ describe('file modes', () => {
     const warnings: string[] = [];
     prepareDataDir('/proc/self/attr', (w) => warnings.push(w));
     expect(warnings).toEqual([expect.stringMatching(/data folder \/proc\/self\/attr can be read by other users.*0700/)]);
+  });
+});
+
+describe('the check at start (store/clean-close.ts)', () => {
+  const fileCore = (file: string) => openCore({ file });
+
+  it('is skipped after a clean close, once; a file changed since is checked and refused if damaged', () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    const core = fileCore(file);
+    core.clients.create({ name: 'Kept' });
+    core.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    expect(closedCleanly(file)).toBe(true);
+    // Used once: a start that then crashes leaves no mark for the next.
+    expect(closedCleanly(file)).toBe(false);
+
+    fileCore(file).close();
+    // Scribbled over after the close: its time moved, so the next start checks and refuses it.
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, 4096);
+    closeSync(fd);
+    expect(() => openDatabase(file).close()).toThrow(/is damaged/);
+  });
+
+  /** Another process that opens the file, writes a row into the WAL and waits to be killed. */
+  async function writer(file: string): Promise<ReturnType<typeof spawn>> {
+    const child = spawn(process.execPath, ['-e', `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(file)}); db.exec('CREATE TABLE IF NOT EXISTS crash_probe (x); INSERT INTO crash_probe VALUES (1)'); console.log('written'); setInterval(() => {}, 1000);`], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve, reject) => {
+      child.stdout!.once('data', resolve);
+      child.once('exit', (code) => reject(new Error(`the writing process exited ${code} before writing`)));
+    });
+    return child;
+  }
+  const killed = async (child: ReturnType<typeof spawn>): Promise<void> => {
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+  };
+
+  it('is not skipped after a crash of another program that wrote since the clean close (a WAL is left)', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    fileCore(file).close();
+    await killed(await writer(file));
+    expect(existsSync(`${file}-wal`)).toBe(true);
+    expect(closedCleanly(file)).toBe(false);
+    const core = fileCore(file);
+    expect(core.db.prepare('SELECT x FROM crash_probe').pluck().get()).toBe(1);
+    core.close();
+    expect(closedCleanly(file)).toBe(true);
+  });
+
+  it('vouches for nothing when another process still has the file open at the close', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'poi.sqlite');
+    fileCore(file).close();
+    const child = await writer(file);
+    try {
+      fileCore(file).close();
+      expect(closedCleanly(file)).toBe(false);
+    } finally {
+      await killed(child);
+    }
   });
 });

@@ -11,6 +11,7 @@ import {
   QUICK_CHECK_MAX_BYTES,
   removeIfLeftEmpty,
 } from './database-file.js';
+import { closedCleanly } from './clean-close.js';
 import { migrate } from './migrate.js';
 import { registerChangeFunctions } from './write-path.js';
 import type { Migration } from './migration.js';
@@ -67,12 +68,15 @@ export function openSideConnection(file: string, nativeBinding?: string): Databa
  * The file is private (0600, and SQLite gives its WAL and shared-memory files the same mode). A
  * 0-byte file is refused rather than turned into a new empty database (unless another process is
  * creating it this very moment), and a damaged one is refused with the list of backups next to
- * it (`PRAGMA quick_check` runs at start on files small enough for it to be quick).
+ * it (`PRAGMA quick_check` runs at start on files small enough for it to be quick, unless the
+ * file is exactly as this app's clean close left it: clean-close.ts).
  */
 export function openDatabase(file: string, options: OpenOptions = {}): Database {
   const onDisk = file !== ':memory:' && file !== '';
   const existed = onDisk && existsSync(file);
   if (existed && statSync(file).size === 0 && !isBeingCreated(file)) throw emptyFileError(file);
+  // Read before SQLite opens the file (opening it makes a WAL).
+  const checkNeeded = existed && statSync(file).size <= QUICK_CHECK_MAX_BYTES && !closedCleanly(file);
   const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
   if (onDisk && !existed) {
     createWhole(file, (path) => {
@@ -91,7 +95,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     connectionSettings(db);
     // The change log's triggers call these; the core's write path replaces them with its own.
     registerChangeFunctions(db, options.now ?? Date.now, () => undefined);
-    if (existed && statSync(file).size <= QUICK_CHECK_MAX_BYTES) {
+    if (checkNeeded) {
       const verdict = db.pragma('quick_check', { simple: true });
       if (verdict !== 'ok') throw damagedFileError(file, `quick_check: ${String(verdict)}`);
     }
