@@ -188,6 +188,7 @@ export function openServices(options: CoreOptions): Services {
       // A backup made while an import ran brings that import back half done: undone as a crash's.
       recoverJobs();
     },
+    pauseOtherWriters: () => writes.pauseLongWriters(),
     busy: () => {
       const job = jobs.runningFor({ kinds: DATA_JOB_KINDS });
       return job && `${describeJob(job)} is running: wait for it to end, or cancel it`;

@@ -58,6 +58,12 @@ export interface BackupsOptions {
   forget: () => void;
   /** Why a restore must wait now (an import running, which would go on writing into the restored data), or undefined. */
   busy: () => string | undefined;
+  /**
+   * Has writers on other connections of this process (an import: store/long-write.ts) commit and
+   * wait; answers how to let them go on. The online backup starts over at every write made by
+   * another connection than its own: it would not end while an import runs.
+   */
+  pauseOtherWriters?: () => () => void;
 }
 
 /**
@@ -138,7 +144,12 @@ export class Backups {
     const partial = `${target}.partial`;
     createPrivateFile(partial);
     try {
-      await this.o.db.backup(partial);
+      const resume = this.o.pauseOtherWriters?.();
+      try {
+        await this.o.db.backup(partial);
+      } finally {
+        resume?.();
+      }
       // The copy took the live database's WAL mode; a backup is one self-contained file.
       const copy = new BetterSqlite3(partial, bindingOption(this.o.nativeBinding));
       try {

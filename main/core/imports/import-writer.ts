@@ -18,6 +18,8 @@ export interface ImportWriter {
   readonly store: PoiStore;
   /** One batch of new rows. */
   addMany(clientId: string, rows: readonly ValidAddPoi[], actor: Actor, found?: ReadonlyArray<SourcedAddress | undefined>): void;
+  /** Resolves once the next batch may be written (a backup running pauses it: store/write-path.ts). */
+  mayGo(): Promise<void>;
   /** Between batches: what has been written is committed when it is due. */
   settle(): void;
   /** The rows written so far, all on disk. */
@@ -34,7 +36,7 @@ export interface ImportWriter {
 export function importWriter(s: Services): ImportWriter {
   const side = s.sideConnection?.();
   if (side === undefined) {
-    return { connection: s.db, store: s.store, addMany: (clientId, rows, actor, found) => void s.pois.addMany(clientId, rows, actor, found), settle: () => undefined, commit: () => undefined, close: () => undefined };
+    return { connection: s.db, store: s.store, addMany: (clientId, rows, actor, found) => void s.pois.addMany(clientId, rows, actor, found), mayGo: () => Promise.resolve(), settle: () => undefined, commit: () => undefined, close: () => undefined };
   }
   const long = new LongWrite(side, s.writes, () => s.clock.now());
   try {
@@ -45,6 +47,7 @@ export function importWriter(s: Services): ImportWriter {
       connection: side,
       store,
       addMany: (clientId, rows, actor, found) => void long.run(actor, () => pois.addMany(clientId, rows, actor, found)),
+      mayGo: () => long.mayGo(),
       settle: () => long.commitIfDue(),
       commit: () => long.commit(),
       close: () => long.close(),

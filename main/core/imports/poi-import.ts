@@ -224,6 +224,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
   /** Writes what is pending and lets other requests in, once this turn has run its time. */
   const pace = async (): Promise<void> => {
     if (pending.length < batchLimit && performance.now() - turnStarted < IMPORT_TURN_MS) return;
+    await writer?.mayGo();
     flush();
     options.onProgress?.(report.rows);
     await new Promise((resolve) => setImmediate(resolve));
@@ -295,6 +296,8 @@ export async function importPois(s: Services, clientId: string, source: Readable
         const checked = updatePoiInput.safeParse({ ...fields, poi: existing, geocode: options.geocode === true });
         if (!checked.success) refuse(r.where, refusalsOf(checked.error.issues, fields, r.values), r.values.name);
         else {
+          // The update reads the POI through the main connection: this import's rows must be committed first.
+          writer?.commit();
           if (!options.dryRun) await s.pois.update(clientId, checked.data, null, actor);
           report.updated++;
         }
@@ -325,6 +328,7 @@ export async function importPois(s: Services, clientId: string, source: Readable
     // A Cancel that came during the last read still wins: nothing of it stays.
     if (options.signal?.aborted) report.cancelled = true;
     if (!report.cancelled && report.failed === null) {
+      await writer?.mayGo();
       flush();
       writer?.commit();
     }

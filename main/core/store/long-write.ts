@@ -30,7 +30,7 @@ export class LongWrite {
 
   constructor(
     private readonly db: Database,
-    main: WritePath,
+    private readonly main: WritePath,
     now: () => number,
     private readonly commitAfterMs = LONG_WRITE_COMMIT_MS,
   ) {
@@ -62,6 +62,9 @@ export class LongWrite {
   run<T>(actor: Actor, work: () => T): T {
     this.throwIfFailed();
     if (!this.db.inTransaction) {
+      // Another long writer (an import into another client) holds the lock: it commits first, or
+      // this BEGIN would wait on it with the event loop held.
+      this.main.makeWay();
       this.db.exec('BEGIN IMMEDIATE');
       this.begunAt = performance.now();
     }
@@ -71,6 +74,11 @@ export class LongWrite {
       this.failed(error);
       throw error;
     }
+  }
+
+  /** Resolves once this writer may write: at once, unless a backup has paused long writers. */
+  mayGo(): Promise<void> {
+    return this.main.longWritersMayGo();
   }
 
   /** Commits once the transaction has been open `commitAfterMs`; called between batches. */

@@ -82,6 +82,8 @@ export class WritePath {
   private bare = false;
   /** Long writers on other connections of this process, to commit before this path begins (long-write.ts). */
   private readonly longWriters = new Set<() => void>();
+  private pauses = 0;
+  private readonly waiting: Array<() => void> = [];
 
   constructor(
     private readonly db: Database,
@@ -113,8 +115,30 @@ export class WritePath {
     return () => this.longWriters.delete(commit);
   }
 
-  private makeWay(): void {
+  /** Every long writer's open transaction committed: the write lock is free for whoever begins next. */
+  makeWay(): void {
     for (const commit of this.longWriters) commit();
+  }
+
+  /**
+   * Long writers commit and wait until `resume` is called: an online backup (backups.ts) starts
+   * over at every write made by another connection than its own, so it would never end while an
+   * import commits every second. Nested pauses count.
+   */
+  pauseLongWriters(): () => void {
+    this.makeWay();
+    this.pauses++;
+    let resumed = false;
+    return () => {
+      if (resumed) return;
+      resumed = true;
+      if (--this.pauses === 0) for (const go of this.waiting.splice(0)) go();
+    };
+  }
+
+  /** Resolves once long writers may write (at once, unless a backup has paused them). */
+  longWritersMayGo(): Promise<void> {
+    return this.pauses === 0 ? Promise.resolve() : new Promise((resolve) => this.waiting.push(resolve));
   }
 
   /**

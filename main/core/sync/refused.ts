@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { SYSTEM, type WritePath } from '../store/write-path.js';
 import type { RefusedRow } from '../../../shared/contract.js';
 import type { RefusedChange } from '../../../shared/sync.js';
 import type { Clock } from '../clock.js';
@@ -16,6 +17,7 @@ export class SyncRefusals {
 
   constructor(
     db: Database,
+    private readonly writes: WritePath,
     private readonly clock: Clock,
   ) {
     this.put = db.prepare(
@@ -28,12 +30,14 @@ export class SyncRefusals {
   }
 
   keep(clientId: string, refused: readonly RefusedChange[]): void {
-    for (const r of refused) this.put.run({ ...r, client_id: clientId, at: this.clock.now() });
+    this.writes.now(SYSTEM, () => {
+      for (const r of refused) this.put.run({ ...r, client_id: clientId, at: this.clock.now() });
+    });
   }
 
   /** A row the central accepted a later change of is no longer refused. */
   accepted(entity: string, uuid: string): void {
-    this.ofRow.run(entity, uuid);
+    this.writes.now(SYSTEM, () => this.ofRow.run(entity, uuid));
   }
 
   size(clientId: string): number {

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { SYSTEM, type WritePath } from '../store/write-path.js';
 
 /** What this desktop remembers of its sync (migrations 011, 014): numbers only, never the credential. */
 export interface SyncPoint {
@@ -41,7 +42,10 @@ export class SyncState {
   private readonly all: Statement<[], { key: string; value: string }>;
   private readonly put: Statement<[string, string]>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly writes: WritePath,
+  ) {
     this.all = db.prepare('SELECT key, value FROM sync_state');
     this.put = db.prepare('INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   }
@@ -54,7 +58,10 @@ export class SyncState {
     return point;
   }
 
+  /** Through the write path, like every write: an import holding its transaction commits first. */
   write(changes: Partial<SyncPoint>): void {
-    for (const [key, value] of Object.entries(changes)) this.put.run(key, JSON.stringify(value));
+    this.writes.now(SYSTEM, () => {
+      for (const [key, value] of Object.entries(changes)) this.put.run(key, JSON.stringify(value));
+    });
   }
 }

@@ -48,11 +48,11 @@ export function syncParts(db: Database, writes: WritePath, clock: Clock, store: 
   const poiIdStmt = db.prepare<[string], number>('SELECT id FROM pois WHERE uuid = ?').pluck();
   const nameStmt = db.prepare<[number], string>('SELECT description FROM categories WHERE id = ?').pluck();
   return {
-    state: new SyncState(db),
+    state: new SyncState(db, writes),
     outbox: new SyncOutbox(db, refs, rows, (clientId) => setAside.keys(clientId)),
     inbox: new SyncInbox(db, writes, clock, store, refs, rows, setAside),
     setAside,
-    refused: new SyncRefusals(db, clock),
+    refused: new SyncRefusals(db, writes, clock),
     pending: (clientId, after) => new Set(pendingStmt.all(after, clientId)),
     lastSeq: () => lastSeqStmt.get() ?? 0,
     opAt: (deviceId, seq) => {
