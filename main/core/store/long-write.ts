@@ -21,7 +21,7 @@ export const LONG_WRITE_COMMIT_MS = 1_000;
  * than it did.
  */
 export class LongWrite {
-  /** This connection's write path: work runs in it as a savepoint of the open transaction. */
+  /** This connection's write path: work runs in it, inside the open transaction, with no savepoint. */
   private readonly writes: WritePath;
   private begunAt: number | undefined;
   /** A commit that failed (a full disk) while the main path asked for it: the writer hears of it next. */
@@ -55,9 +55,10 @@ export class LongWrite {
   }
 
   /**
-   * Runs synchronous work for `actor` in the open transaction (begun if none is), in a savepoint:
-   * work that throws is rolled back alone. If SQLite rolled the whole transaction back (a full
-   * disk), everything since the last commit is gone: this writer fails, it does not go on as if.
+   * Runs synchronous work for `actor` in the open transaction (begun if none is). There is no
+   * savepoint to roll back to (each would cost a copy of every page it touches): work that
+   * throws rolls back everything since the last commit, and this writer fails for good; an
+   * import then undoes what it had committed.
    */
   run<T>(actor: Actor, work: () => T): T {
     this.throwIfFailed();
