@@ -9,7 +9,6 @@ import { importWriter } from '../../main/core/imports/import-writer.js';
 import { importPois } from '../../main/core/imports/poi-import.js';
 import { LongWrite } from '../../main/core/store/long-write.js';
 import { CONSOLE } from '../../main/core/store/write-path.js';
-import { fillPois } from '../bench/fill.js';
 import { openCore, type OpenCore } from '../support/core.js';
 
 /**
@@ -177,7 +176,7 @@ describe('a long writer beside the main write path', () => {
   it('a backup taken while a long writer commits at every turn ends: the writer waits for it', async () => {
     const core = fileCore();
     const clientId = core.clients.create({ name: 'Backed up' }).client_id;
-    fillPois(core, 5_000);
+    core.pois.addMany(clientId, Array.from({ length: 5_000 }, (_, i) => place(i)));
     // An import commits every second; this writer at every turn, so that a small file shows it.
     const long = new LongWrite(core.sideConnection!(), core.writes, Date.now, 0);
     const insert = long.connection.prepare("INSERT INTO categories (uuid, client_id, description, created_at, updated_at) VALUES (lower(hex(randomblob(16))), ?, ?, 0, 0)");
