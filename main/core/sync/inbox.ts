@@ -22,7 +22,7 @@ const text = (v: FieldValue | undefined): string | null => (typeof v === 'string
 const number = (v: FieldValue | undefined): number | null => (typeof v === 'number' ? v : null);
 
 /** SQLite refused a row for one of its constraints (a username another member holds here, a reference): that row, not the page. */
-function constraintFailure(error: unknown): string | undefined {
+export function constraintFailure(error: unknown): string | undefined {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   if (!code.startsWith('SQLITE_CONSTRAINT')) return undefined;
   const message = error instanceof Error ? error.message : code;
@@ -104,19 +104,7 @@ export class SyncInbox {
   apply(clientId: string, rows: readonly PulledRow[], pending: ReadonlySet<string>, after: () => void): number {
     const run = (careful: boolean): number =>
       this.writes.now(SYNC, () => {
-        let setAside = 0;
-        // A newer version of a row kept aside replaces it; with none aside (nearly always), nothing to look up.
-        const anyAside = this.aside.size(clientId) > 0;
-        for (const row of rows) {
-          if (pending.has(row.uuid)) continue;
-          const reason = this.tryRow(clientId, row, careful || row.entity === 'member' || row.entity === 'warning');
-          if (reason === undefined) {
-            if (anyAside) this.aside.clear(row.entity, row.uuid);
-          } else {
-            this.aside.keep(clientId, row, reason);
-            setAside++;
-          }
-        }
+        const setAside = this.applyRows(clientId, rows, pending, careful);
         after();
         return setAside;
       });
@@ -127,6 +115,27 @@ export class SyncInbox {
       if (constraintFailure(error) === undefined) throw error;
       return run(true);
     }
+  }
+
+  /**
+   * Rows of a page, inside the caller's transaction (`apply`, or a slice of paged-apply.ts), each
+   * in a savepoint of its own when `careful`; answers how many were set aside.
+   */
+  applyRows(clientId: string, rows: readonly PulledRow[], pending: ReadonlySet<string>, careful: boolean): number {
+    let setAside = 0;
+    // A newer version of a row kept aside replaces it; with none aside (nearly always), nothing to look up.
+    const anyAside = this.aside.size(clientId) > 0;
+    for (const row of rows) {
+      if (pending.has(row.uuid)) continue;
+      const reason = this.tryRow(clientId, row, careful || row.entity === 'member' || row.entity === 'warning');
+      if (reason === undefined) {
+        if (anyAside) this.aside.clear(row.entity, row.uuid);
+      } else {
+        this.aside.keep(clientId, row, reason);
+        setAside++;
+      }
+    }
+    return setAside;
   }
 
   /**
