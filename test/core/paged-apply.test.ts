@@ -66,6 +66,42 @@ describe('a pulled page applied a slice at a time', () => {
     );
   }, 120_000);
 
+  it('keeps nothing aside when a page goes again over its own committed first part (a retry, a crash before the cursor)', async () => {
+    const core = fileCore();
+    const clientId = core.clients.create({ name: 'Again' }).client_id;
+    const [poiId] = core.pois.addMany(clientId, [{ name: 'P', lat: 40, lng: -3.7, categories: [2] }]);
+    core.sync.state.write({ pushed: core.sync.lastSeq() });
+    const uuid = core.db.prepare<[number], string>('SELECT uuid FROM pois WHERE id = ?').pluck().get(poiId!)!;
+    const wire = new LocalRows(core.db, core.sync.refs).get('poi', clientId, uuid)!;
+    const member = newUuid();
+    const fields = { username: 'annabelle1', email: 'ann@example.org', pwd_hash: '$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$aGFzaA', gender: 'UNDEFINED', birthday: null, email_verified: 0, registered_at: 1_700_000_000_000 };
+    const other = { ...wire.fields, name: 'By the member', lat: 41 };
+    const page: PulledRow[] = [
+      { entity: 'member', uuid: member, seq: 1, version: 1, deleted: false, fields },
+      { entity: 'poi', uuid: newUuid(), seq: 2, version: 1, deleted: false, fields: { ...other, created_by: member } },
+      // A report on P from one desktop, then P deleted by another that never had it (the central keeps both).
+      { entity: 'warning', uuid: newUuid(), seq: 3, version: 1, deleted: false, fields: { poi_uuid: uuid, type: 'CLOSED', member_id: member, data: null, created_at: 1_700_000_000_000 } },
+      { entity: 'poi', uuid, seq: 4, version: 2, deleted: true, fields: wire.fields },
+      { entity: 'member', uuid: member, seq: 5, version: 2, deleted: true, fields },
+    ];
+    const state = () => ({
+      aside: core.db.prepare('SELECT entity, reason FROM sync_set_aside').all(),
+      reports: core.db.prepare('SELECT count(*) FROM warnings').pluck().get(),
+      pois: core.db.prepare<[string], { name: string; created_by: string | null }>('SELECT name, created_by FROM pois WHERE client_id = ? ORDER BY name').all(clientId),
+    });
+    for (let run = 0; run < 2; run++) {
+      const paged = new PagedApply(core.sideConnection!(), core.writes, core.clock, { sliceMs: 0, chunk: 1 });
+      try {
+        await paged.apply(clientId, page, () => new Set());
+      } finally {
+        paged.close();
+      }
+      // Before the page knew what it deletes, the second pass kept the report and the POI aside for ever.
+      expect(state()).toEqual({ aside: [], reports: 0, pois: [{ name: 'By the member', created_by: null }] });
+    }
+    expect(core.sync.inbox.retry(clientId, new Set())).toBe(0);
+  });
+
   it('gives the event loop back between slices, and commits the page before it resolves', async () => {
     const core = fileCore();
     const { clientId, rows } = scene(core, 2_000, 3_000);

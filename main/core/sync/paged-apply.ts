@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { PoiStore } from '../pois/poi-store.js';
 import { LongWrite } from '../store/long-write.js';
 import type { WritePath } from '../store/write-path.js';
-import { constraintFailure, SyncInbox } from './inbox.js';
+import { constraintFailure, goneIn, SyncInbox } from './inbox.js';
 import { LocalRows } from './local-rows.js';
 import { CategoryRefs } from './refs.js';
 import { SetAside } from './set-aside.js';
@@ -70,6 +70,7 @@ export class PagedApply {
 
   private async slices(clientId: string, rows: readonly PulledRow[], pendingOf: () => ReadonlySet<string>, careful: boolean): Promise<number> {
     let pending: ReadonlySet<string> = new Set();
+    const gone = goneIn(rows);
     let setAside = 0;
     for (let next = 0; next < rows.length; ) {
       // A backup running pauses long writers (backups.ts).
@@ -81,7 +82,7 @@ export class PagedApply {
           const { sliceMs = SLICE_MS, chunk = CHUNK } = this.slicing;
           do {
             const end = Math.min(rows.length, next + chunk);
-            setAside += this.inbox.applyRows(clientId, rows.slice(next, end), pending, careful);
+            setAside += this.inbox.applyRows(clientId, rows.slice(next, end), pending, careful, gone);
             next = end;
           } while (next < rows.length && performance.now() - started < sliceMs);
         },
