@@ -194,6 +194,7 @@ export function openServices(options: CoreOptions): Services {
       return job && `${describeJob(job)} is running: wait for it to end, or cancel it`;
     },
   });
+  const sideConnection = onDisk ? () => openSideConnection(options.file, options.nativeBinding) : undefined;
   const services: Services = {
     db,
     clock,
@@ -224,9 +225,9 @@ export function openServices(options: CoreOptions): Services {
     changes,
     undo: new Undo(db, writes, clock, store, warnings, categories),
     merges: new Merges(db, writes, clock, store, pois),
-    sync: syncParts(db, writes, clock, store),
+    sync: syncParts(db, writes, clock, store, sideConnection),
     writes,
-    sideConnection: onDisk ? () => openSideConnection(options.file, options.nativeBinding) : undefined,
+    sideConnection,
     abuse,
     maps,
     read: <T>(work: () => T): T => readTx.deferred(work) as T,

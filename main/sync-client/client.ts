@@ -170,17 +170,29 @@ export async function syncOnce(core: SyncCore, target: SyncTarget, onProgress?: 
     asked.catch(() => undefined);
     return asked;
   };
-  for (let coming = pageAfter(state.read().cursor, true); ; ) {
-    const page = await coming;
-    // The next page is asked for before this one is written: the central's query and the
-    // transfer overlap the local transaction. The central keeps no cursor: asking ahead is free.
-    if (page.more) coming = pageAfter(page.cursor, false);
-    total ??= page.remaining;
-    const pending = core.sync.pending(hello.client_id, state.read().pushed);
-    core.sync.inbox.apply(hello.client_id, page.rows, pending, () => state.write({ cursor: page.cursor, ...(page.more ? {} : { resync: false }) }));
-    report.pulled += page.rows.length;
-    onProgress?.('pull', report.pulled, total);
-    if (!page.more) break;
+  // Pages are applied a slice at a time where the data is on a file (the app answers meanwhile).
+  const paged = core.sync.pagedApply?.();
+  try {
+    for (let coming = pageAfter(state.read().cursor, true); ; ) {
+      const page = await coming;
+      // The next page is asked for before this one is written: the central's query and the
+      // transfer overlap the local transaction. The central keeps no cursor: asking ahead is free.
+      if (page.more) coming = pageAfter(page.cursor, false);
+      total ??= page.remaining;
+      const pendingNow = (): Set<string> => core.sync.pending(hello.client_id, state.read().pushed);
+      const cursor = (): void => state.write({ cursor: page.cursor, ...(page.more ? {} : { resync: false }) });
+      if (paged === undefined) core.sync.inbox.apply(hello.client_id, page.rows, pendingNow(), cursor);
+      else {
+        await paged.apply(hello.client_id, page.rows, pendingNow);
+        // After the page's rows are committed: a cursor is never ahead of what it covers.
+        cursor();
+      }
+      report.pulled += page.rows.length;
+      onProgress?.('pull', report.pulled, total);
+      if (!page.more) break;
+    }
+  } finally {
+    paged?.close();
   }
   report.setAside = core.sync.inbox.retry(hello.client_id, core.sync.pending(hello.client_id, state.read().pushed));
   state.write({ lastSync: core.clock.now() });

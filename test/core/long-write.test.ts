@@ -1,15 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importWriter } from '../../main/core/imports/import-writer.js';
 import { importPois } from '../../main/core/imports/poi-import.js';
 import { LongWrite } from '../../main/core/store/long-write.js';
 import { CONSOLE } from '../../main/core/store/write-path.js';
-import { openCore, type OpenCore } from '../support/core.js';
+import { fileCores } from '../support/file-cores.js';
+import type { OpenCore } from '../support/core.js';
 
 /**
  * An import's writes on a connection of their own, in one transaction held across turns
@@ -18,20 +17,7 @@ import { openCore, type OpenCore } from '../support/core.js';
  * for ever), and nothing lost or doubled when imports and other writes interleave.
  */
 const root = join(import.meta.dirname, '..', '..');
-const dirs: string[] = [];
-const cores: OpenCore[] = [];
-afterEach(() => {
-  for (const core of cores.splice(0)) core.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function fileCore(): OpenCore {
-  const dir = mkdtempSync(join(tmpdir(), 'poi-long-write-'));
-  dirs.push(dir);
-  const core = openCore({ file: join(dir, 'poi.sqlite') });
-  cores.push(core);
-  return core;
-}
+const { fileCore, release } = fileCores('poi-long-write-');
 
 const place = (i: number) => ({ name: `Place ${i}`, lat: 40 + (i % 300) * 0.001, lng: -3.7 - Math.floor(i / 300) * 0.001, categories: [] as number[] });
 const countOf = (core: OpenCore, clientId: string): number => core.db.prepare<[string], number>('SELECT count(*) FROM pois WHERE client_id = ?').pluck().get(clientId)!;
@@ -239,8 +225,7 @@ describe('a long writer beside the main write path', () => {
           expect(imported).toBe(report.cancelled ? 0 : rows);
           expect(names.length - imported).toBe(written);
           expect(core.db.prepare<[string], number>("SELECT count(*) FROM categories WHERE client_id = ? AND description LIKE 'Now %'").pluck().get(clientId)).toBe(written);
-          core.close();
-          cores.splice(cores.indexOf(core), 1);
+          release(core);
         },
       ),
       { numRuns: 12 },

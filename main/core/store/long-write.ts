@@ -55,26 +55,34 @@ export class LongWrite {
   }
 
   /**
-   * Runs synchronous work for `actor` in the open transaction (begun if none is). There is no
-   * savepoint to roll back to (each would cost a copy of every page it touches): work that
-   * throws rolls back everything since the last commit, and this writer fails for good; an
-   * import then undoes what it had committed.
+   * Runs synchronous work for `actor` in the open transaction (begun if none is: `onBegin` runs
+   * first in it). There is no savepoint to roll back to (each would cost a copy of every page it
+   * touches): work that throws rolls back everything since the last commit, and the caller
+   * starts again from there or gives up (an import fails, and undoes what it had committed).
    */
-  run<T>(actor: Actor, work: () => T): T {
+  run<T>(actor: Actor, work: () => T, onBegin?: () => void): T {
     this.throwIfFailed();
-    if (!this.db.inTransaction) {
-      // Another long writer (an import into another client) holds the lock: it commits first, or
-      // this BEGIN would wait on it with the event loop held.
-      this.main.makeWay();
-      this.db.exec('BEGIN IMMEDIATE');
-      this.begunAt = performance.now();
-    }
     try {
+      if (!this.db.inTransaction) {
+        // Another long writer (an import into another client) holds the lock: it commits first,
+        // or this BEGIN would wait on it with the event loop held.
+        this.main.makeWay();
+        this.db.exec('BEGIN IMMEDIATE');
+        this.begunAt = performance.now();
+        // Nothing else can write from here to the commit: what it reads holds until then.
+        onBegin?.();
+      }
       return this.writes.within(actor, work);
     } catch (error) {
-      this.failed(error);
+      this.rollback();
       throw error;
     }
+  }
+
+  /** Everything since the last commit, undone. */
+  rollback(): void {
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.begunAt = undefined;
   }
 
   /** Resolves once this writer may write: at once, unless a backup has paused long writers. */

@@ -13,6 +13,11 @@ import type { SetAside } from './set-aside.js';
 
 const SYNC = { kind: 'sync' } as const;
 
+const NONE: ReadonlySet<string> = new Set();
+
+/** The uuids of the POIs and members a page deletes (categories are only marked deleted: nothing depends on their going). */
+export const goneIn = (rows: readonly PulledRow[]): ReadonlySet<string> => new Set(rows.filter((r) => r.deleted && r.entity !== 'category').map((r) => r.uuid));
+
 /** A pulled row that cannot be applied here, and why; the rest of its page applies (sync-parts.ts keeps it aside). */
 class NotHere extends Error {}
 
@@ -22,7 +27,7 @@ const text = (v: FieldValue | undefined): string | null => (typeof v === 'string
 const number = (v: FieldValue | undefined): number | null => (typeof v === 'number' ? v : null);
 
 /** SQLite refused a row for one of its constraints (a username another member holds here, a reference): that row, not the page. */
-function constraintFailure(error: unknown): string | undefined {
+export function constraintFailure(error: unknown): string | undefined {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   if (!code.startsWith('SQLITE_CONSTRAINT')) return undefined;
   const message = error instanceof Error ? error.message : code;
@@ -43,6 +48,14 @@ function constraintFailure(error: unknown): string | undefined {
  * sync killed after applying it, before keeping its cursor) is harmless.
  */
 export class SyncInbox {
+  /**
+   * The POIs and members a page deletes (goneIn): while it is applied, a row that needs one of
+   * them is applied as the page leaves it (a report dropped with its POI, an author cleared),
+   * not kept aside. In one pass that is what the later tombstone does anyway; applied again
+   * over its own committed first part (paged-apply.ts: a retry, a crash before the cursor), the
+   * page finds them gone already, and would keep such rows aside for ever.
+   */
+  private gone: ReadonlySet<string> = NONE;
   private readonly poiRow: Statement<[string, string], PoiRow>;
   private readonly poiAnywhere: Statement<[string], PoiRow>;
   private readonly categoryRow: Statement<[string, string], { id: number; description: string; deleted_at: number | null }>;
@@ -104,19 +117,7 @@ export class SyncInbox {
   apply(clientId: string, rows: readonly PulledRow[], pending: ReadonlySet<string>, after: () => void): number {
     const run = (careful: boolean): number =>
       this.writes.now(SYNC, () => {
-        let setAside = 0;
-        // A newer version of a row kept aside replaces it; with none aside (nearly always), nothing to look up.
-        const anyAside = this.aside.size(clientId) > 0;
-        for (const row of rows) {
-          if (pending.has(row.uuid)) continue;
-          const reason = this.tryRow(clientId, row, careful || row.entity === 'member' || row.entity === 'warning');
-          if (reason === undefined) {
-            if (anyAside) this.aside.clear(row.entity, row.uuid);
-          } else {
-            this.aside.keep(clientId, row, reason);
-            setAside++;
-          }
-        }
+        const setAside = this.applyRows(clientId, rows, pending, careful);
         after();
         return setAside;
       });
@@ -127,6 +128,36 @@ export class SyncInbox {
       if (constraintFailure(error) === undefined) throw error;
       return run(true);
     }
+  }
+
+  /**
+   * Rows of a page, inside the caller's transaction (`apply`, or a slice of paged-apply.ts), each
+   * in a savepoint of its own when `careful`; answers how many were set aside.
+   */
+  applyRows(clientId: string, rows: readonly PulledRow[], pending: ReadonlySet<string>, careful: boolean, gone: ReadonlySet<string> = goneIn(rows)): number {
+    this.gone = gone;
+    try {
+      return this.applyEach(clientId, rows, pending, careful);
+    } finally {
+      this.gone = NONE;
+    }
+  }
+
+  private applyEach(clientId: string, rows: readonly PulledRow[], pending: ReadonlySet<string>, careful: boolean): number {
+    let setAside = 0;
+    // A newer version of a row kept aside replaces it; with none aside (nearly always), nothing to look up.
+    const anyAside = this.aside.size(clientId) > 0;
+    for (const row of rows) {
+      if (pending.has(row.uuid)) continue;
+      const reason = this.tryRow(clientId, row, careful || row.entity === 'member' || row.entity === 'warning');
+      if (reason === undefined) {
+        if (anyAside) this.aside.clear(row.entity, row.uuid);
+      } else {
+        this.aside.keep(clientId, row, reason);
+        setAside++;
+      }
+    }
+    return setAside;
   }
 
   /**
@@ -189,6 +220,8 @@ export class SyncInbox {
   private memberOf(clientId: string, id: FieldValue | undefined, what: string): { id: string | null; waits?: string } {
     const member = text(id);
     if (member === null || (this.memberHere.get(member, clientId) ?? 0) > 0) return { id: member };
+    // Deleted by a later row of this page: the row ends without it (SET NULL) and waits for nothing.
+    if (this.gone.has(member)) return { id: null };
     return { id: null, waits: `applied without its ${what}, a member not on this desktop yet (kept aside, or refused): completed when it comes` };
   }
 
@@ -200,7 +233,11 @@ export class SyncInbox {
     }
     const f = row.fields;
     const poi = this.poiRow.get(String(f.poi_uuid), clientId);
-    if (!poi) throw new NotHere('its POI is not on this desktop (deleted here, or not pulled yet)');
+    if (!poi) {
+      // Deleted by a later row of this page, which takes its reports with it (ON DELETE CASCADE): nothing to keep.
+      if (this.gone.has(String(f.poi_uuid))) return undefined;
+      throw new NotHere('its POI is not on this desktop (deleted here, or not pulled yet)');
+    }
     const member = this.memberOf(clientId, f.member_id, 'reporter');
     const values = {
       uuid: row.uuid,

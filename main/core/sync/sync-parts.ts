@@ -4,6 +4,7 @@ import type { Services } from '../services.js';
 import type { PoiStore } from '../pois/poi-store.js';
 import type { WritePath } from '../store/write-path.js';
 import { SyncInbox } from './inbox.js';
+import { PagedApply } from './paged-apply.js';
 import { LocalRows } from './local-rows.js';
 import { changeOp, SyncOutbox } from './outbox.js';
 import { CategoryRefs } from './refs.js';
@@ -34,9 +35,11 @@ export interface SyncParts {
   /** This desktop's id of a POI known everywhere by its uuid. */
   poiId(uuid: string): number | undefined;
   refs: CategoryRefs;
+  /** A pull's pages applied a slice at a time on a connection of their own (paged-apply.ts); none for a database in memory. */
+  pagedApply: (() => PagedApply) | undefined;
 }
 
-export function syncParts(db: Database, writes: WritePath, clock: Clock, store: PoiStore): SyncParts {
+export function syncParts(db: Database, writes: WritePath, clock: Clock, store: PoiStore, side?: () => Database): SyncParts {
   const refs = new CategoryRefs(db);
   const rows = new LocalRows(db, refs);
   const setAside = new SetAside(db, clock);
@@ -69,5 +72,6 @@ export function syncParts(db: Database, writes: WritePath, clock: Clock, store: 
         }),
       ),
     refs,
+    pagedApply: side === undefined ? undefined : () => new PagedApply(side(), writes, clock),
   };
 }
