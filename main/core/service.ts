@@ -21,6 +21,7 @@ import type { OnlineTiles } from './tiles/online-tiles.js';
 import type { SettingsStore } from './settings/settings.js';
 import { warmUp } from './warm-up.js';
 import { markClosedClean } from './store/clean-close.js';
+import { isDatabaseFile } from './store/database-file.js';
 import type { CoreEvents } from './events.js';
 import type { ChangeReader } from './pois/change-feed.js';
 
@@ -123,7 +124,7 @@ export function coreOver(s: Services): Core {
       s.tileCache.close();
       s.db.close();
       s.stamp.close();
-      if (s.db.name !== ':memory:' && s.db.name !== '') markClosedClean(s.db.name);
+      if (isDatabaseFile(s.db.name)) markClosedClean(s.db.name);
     },
   };
 }

@@ -28,6 +28,7 @@ import { openDatabase, openSideConnection, type Database } from './store/databas
 import { Location } from './location/location.js';
 import { WritePath } from './store/write-path.js';
 import { CommitStamp } from './store/commit-stamp.js';
+import { isDatabaseFile } from './store/database-file.js';
 import { HeavyLane } from './heavy-lane.js';
 import { REPLY_PIECE, SCAN_SLICE, type Slicing } from './pois/sliced-scan.js';
 import { Tokens } from './tokens/tokens.js';
@@ -145,7 +146,7 @@ export function openServices(options: CoreOptions): Services {
   const categories = new Categories(db, writes, clock);
   const warnings = new WarningStore(db, writes, clock, categories);
   const store = new PoiStore(db);
-  const onDisk = options.file !== ':memory:' && options.file !== '';
+  const onDisk = isDatabaseFile(options.file);
   const maps = new MapPackages(
     options.mapsDir ?? (onDisk ? join(dirname(options.file), 'maps') : undefined),
     () => clock.now(),

@@ -164,8 +164,9 @@ describe('a long writer beside the main write path', () => {
     const clientId = core.clients.create({ name: 'Backed up' }).client_id;
     core.pois.addMany(clientId, Array.from({ length: 5_000 }, (_, i) => place(i)));
     // An import commits every second; this writer at every turn, so that a small file shows it.
-    const long = new LongWrite(core.sideConnection!(), core.writes, Date.now, 0);
-    const insert = long.connection.prepare("INSERT INTO categories (uuid, client_id, description, created_at, updated_at) VALUES (lower(hex(randomblob(16))), ?, ?, 0, 0)");
+    const side = core.sideConnection!();
+    const long = new LongWrite(side, core.writes, Date.now, 0);
+    const insert = side.prepare("INSERT INTO categories (uuid, client_id, description, created_at, updated_at) VALUES (lower(hex(randomblob(16))), ?, ?, 0, 0)");
     let writing = true;
     let written = 0;
     const writer = (async () => {

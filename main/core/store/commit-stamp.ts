@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
+import { isDatabaseFile } from './database-file.js';
 
 /** The first copy of the WAL-index header (https://www.sqlite.org/walformat.html, section 2.2). */
 const HEADER_BYTES = 48;
@@ -73,7 +74,7 @@ export class CommitStamp {
   constructor(db: Database, file: string) {
     const counts = db.prepare<[], Counts>('SELECT data_version AS version, total_changes() AS changes FROM pragma_data_version');
     this.counts = () => counts.get() ?? { version: 0, changes: 0 };
-    const wal = file !== ':memory:' && file !== '' && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+    const wal = isDatabaseFile(file) && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
     if (!wal || process.platform === 'win32') return;
     try {
       const { shm, fd } = openShm(file);

@@ -1,6 +1,9 @@
 import { chmodSync, closeSync, existsSync, linkSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
+/** Whether a database name is a file (not SQLite's in-memory database, named ':memory:' or ''). */
+export const isDatabaseFile = (name: string): boolean => name !== ':memory:' && name !== '';
+
 /** Owner read and write only: the database holds password hashes and token hashes. */
 export const PRIVATE_FILE_MODE = 0o600;
 

@@ -7,6 +7,7 @@ import {
   emptyFileError,
   isBeingCreated,
   isDamage,
+  isDatabaseFile,
   makePrivate,
   QUICK_CHECK_MAX_BYTES,
   removeIfLeftEmpty,
@@ -72,7 +73,7 @@ export function openSideConnection(file: string, nativeBinding?: string): Databa
  * file is exactly as this app's clean close left it: clean-close.ts).
  */
 export function openDatabase(file: string, options: OpenOptions = {}): Database {
-  const onDisk = file !== ':memory:' && file !== '';
+  const onDisk = isDatabaseFile(file);
   const existed = onDisk && existsSync(file);
   if (existed && statSync(file).size === 0 && !isBeingCreated(file)) throw emptyFileError(file);
   // Read before SQLite opens the file (opening it makes a WAL).

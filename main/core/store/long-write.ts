@@ -44,11 +44,6 @@ export class LongWrite {
     });
   }
 
-  /** The connection, for the statements the work runs (prepared on it, not on the main one). */
-  get connection(): Database {
-    return this.db;
-  }
-
   /** The path the work's own store methods write through (they join the open transaction). */
   get path(): WritePath {
     return this.writes;
@@ -111,15 +106,14 @@ export class LongWrite {
   /** Lets go of the connection; what was not committed is rolled back. */
   close(): void {
     this.stopGivingWay();
-    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.rollback();
     this.db.close();
   }
 
   private failed(cause: unknown): void {
     const why = cause instanceof Error ? cause.message : String(cause);
     this.failure ??= new Error(`its open transaction was rolled back by SQLite (${why}); what it wrote since its last commit is not on disk`, { cause });
-    if (this.db.inTransaction) this.db.exec('ROLLBACK');
-    this.begunAt = undefined;
+    this.rollback();
   }
 
   private throwIfFailed(): void {

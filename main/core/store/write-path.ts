@@ -20,6 +20,8 @@ export type Actor = (
 export const CONSOLE: Actor = { kind: 'console' };
 /** The service itself (rate-limit counts, housekeeping). */
 export const SYSTEM: Actor = { kind: 'system' };
+/** What a pull applies: the outbox never sends it back. */
+export const SYNC: Actor = { kind: 'sync' };
 
 /**
  * The SQL functions the change log's triggers call. Every connection the core opens has them:
@@ -159,8 +161,8 @@ export class WritePath {
 
   /**
    * Runs in the transaction the caller holds open, with no savepoint, not even for the store
-   * methods it calls (a savepoint copies every page it touches: +25-50 % per inserted row, in
-   * .scratch measurements of 40-row batches): for a caller that rolls the whole transaction back
+   * methods it calls (a savepoint copies every page it touches: +25-50 % per inserted row in
+   * 40-row batches, docs/imports.md#measured): for a caller that rolls the whole transaction back
    * when work throws (long-write.ts).
    */
   within<T>(actor: Actor, work: () => T): T {

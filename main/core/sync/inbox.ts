@@ -6,17 +6,24 @@ import { memberKey } from '../members/members.js';
 import type { Clock } from '../clock.js';
 import { categoryIds, poiFields, type PoiRow } from '../pois/poi-row.js';
 import type { PoiStore } from '../pois/poi-store.js';
-import type { WritePath } from '../store/write-path.js';
+import { SYNC, type WritePath } from '../store/write-path.js';
 import type { CategoryRefs } from './refs.js';
 import type { LocalRows } from './local-rows.js';
 import type { SetAside } from './set-aside.js';
 
-const SYNC = { kind: 'sync' } as const;
-
 const NONE: ReadonlySet<string> = new Set();
 
-/** The uuids of the POIs and members a page deletes (categories are only marked deleted: nothing depends on their going). */
-export const goneIn = (rows: readonly PulledRow[]): ReadonlySet<string> => new Set(rows.filter((r) => r.deleted && r.entity !== 'category').map((r) => r.uuid));
+/** How the rows of one page are applied, whichever slice of it goes now (PagedApply applies a page in slices). */
+export interface PageRules {
+  /** Rows changed here and not pushed: they keep their local state. */
+  pending: ReadonlySet<string>;
+  /** Each row in a savepoint of its own (after a constraint the fast path did not foresee). */
+  careful: boolean;
+  /** The uuids of the POIs and members the page deletes (categories are only marked deleted: nothing depends on their going). */
+  gone: ReadonlySet<string>;
+  /** Whether any row was kept aside when the page began: with none (nearly always), nothing to look up per row. */
+  anyAside: boolean;
+}
 
 /** A pulled row that cannot be applied here, and why; the rest of its page applies (sync-parts.ts keeps it aside). */
 class NotHere extends Error {}
@@ -49,7 +56,7 @@ export function constraintFailure(error: unknown): string | undefined {
  */
 export class SyncInbox {
   /**
-   * The POIs and members a page deletes (goneIn): while it is applied, a row that needs one of
+   * The POIs and members a page deletes (`PageRules.gone`): while it is applied, a row that needs one of
    * them is applied as the page leaves it (a report dropped with its POI, an author cleared),
    * not kept aside. In one pass that is what the later tombstone does anyway; applied again
    * over its own committed first part (paged-apply.ts: a retry, a crash before the cursor), the
@@ -117,7 +124,7 @@ export class SyncInbox {
   apply(clientId: string, rows: readonly PulledRow[], pending: ReadonlySet<string>, after: () => void): number {
     const run = (careful: boolean): number =>
       this.writes.now(SYNC, () => {
-        const setAside = this.applyRows(clientId, rows, pending, careful);
+        const setAside = this.applyRows(clientId, rows, { ...this.rules(clientId, rows, careful), pending });
         after();
         return setAside;
       });
@@ -130,27 +137,31 @@ export class SyncInbox {
     }
   }
 
+  /** A page's rules, but for `pending` (read again at every transaction of a paged apply). */
+  rules(clientId: string, page: readonly PulledRow[], careful: boolean): Omit<PageRules, 'pending'> {
+    return { careful, gone: new Set(page.filter((r) => r.deleted && r.entity !== 'category').map((r) => r.uuid)), anyAside: this.aside.size(clientId) > 0 };
+  }
+
   /**
-   * Rows of a page, inside the caller's transaction (`apply`, or a slice of paged-apply.ts), each
-   * in a savepoint of its own when `careful`; answers how many were set aside.
+   * Rows of a page, inside the caller's transaction (`apply`, or a slice of paged-apply.ts);
+   * answers how many were set aside.
    */
-  applyRows(clientId: string, rows: readonly PulledRow[], pending: ReadonlySet<string>, careful: boolean, gone: ReadonlySet<string> = goneIn(rows)): number {
-    this.gone = gone;
+  applyRows(clientId: string, rows: readonly PulledRow[], page: PageRules): number {
+    this.gone = page.gone;
     try {
-      return this.applyEach(clientId, rows, pending, careful);
+      return this.applyEach(clientId, rows, page);
     } finally {
       this.gone = NONE;
     }
   }
 
-  private applyEach(clientId: string, rows: readonly PulledRow[], pending: ReadonlySet<string>, careful: boolean): number {
+  private applyEach(clientId: string, rows: readonly PulledRow[], { pending, careful, anyAside }: PageRules): number {
     let setAside = 0;
-    // A newer version of a row kept aside replaces it; with none aside (nearly always), nothing to look up.
-    const anyAside = this.aside.size(clientId) > 0;
     for (const row of rows) {
       if (pending.has(row.uuid)) continue;
       const reason = this.tryRow(clientId, row, careful || row.entity === 'member' || row.entity === 'warning');
       if (reason === undefined) {
+        // A newer version of a row kept aside replaces it.
         if (anyAside) this.aside.clear(row.entity, row.uuid);
       } else {
         this.aside.keep(clientId, row, reason);

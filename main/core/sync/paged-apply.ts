@@ -3,13 +3,11 @@ import type { PulledRow } from '../../../shared/sync.js';
 import type { Clock } from '../clock.js';
 import { PoiStore } from '../pois/poi-store.js';
 import { LongWrite } from '../store/long-write.js';
-import type { WritePath } from '../store/write-path.js';
-import { constraintFailure, goneIn, SyncInbox } from './inbox.js';
+import { SYNC, type WritePath } from '../store/write-path.js';
+import { constraintFailure, SyncInbox, type PageRules } from './inbox.js';
 import { LocalRows } from './local-rows.js';
 import { CategoryRefs } from './refs.js';
 import { SetAside } from './set-aside.js';
-
-const SYNC = { kind: 'sync' } as const;
 
 /** How long one slice of a page may hold the event loop (the ~10 ms every long work keeps to). */
 const SLICE_MS = 8;
@@ -69,8 +67,8 @@ export class PagedApply {
   }
 
   private async slices(clientId: string, rows: readonly PulledRow[], pendingOf: () => ReadonlySet<string>, careful: boolean): Promise<number> {
-    let pending: ReadonlySet<string> = new Set();
-    const gone = goneIn(rows);
+    const rules = (): PageRules => ({ ...this.inbox.rules(clientId, rows, careful), pending: pendingOf() });
+    let page = rules();
     let setAside = 0;
     for (let next = 0; next < rows.length; ) {
       // A backup running pauses long writers (backups.ts).
@@ -82,11 +80,12 @@ export class PagedApply {
           const { sliceMs = SLICE_MS, chunk = CHUNK } = this.slicing;
           do {
             const end = Math.min(rows.length, next + chunk);
-            setAside += this.inbox.applyRows(clientId, rows.slice(next, end), pending, careful, gone);
+            setAside += this.inbox.applyRows(clientId, rows.slice(next, end), page);
             next = end;
           } while (next < rows.length && performance.now() - started < sliceMs);
         },
-        () => (pending = pendingOf()),
+        // Read inside each transaction: nothing else writes until it commits.
+        () => (page = rules()),
       );
       this.long.commitIfDue();
       if (next < rows.length) await new Promise((resolve) => setImmediate(resolve));
